@@ -1,0 +1,47 @@
+// Error types shared by every layer (DESIGN.md §7, STYLE.md §8). Header-only so that kernels/ can throw them
+// without linking the algorithms library.
+//   InputError  bad input: config key, platform, dataset file. main() returns 2, writes nothing.
+//   CommError, KernelError  library or environment failure. main() returns 1.
+//   DTS_ASSERT  broken invariant: aborts with a message.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace dts {
+
+// Bad user input. `where` names the file and/or JSON path ("exp.json:/algorithm/lr").
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& where, const std::string& what)
+      : std::runtime_error(where.empty() ? what : where + ": " + what), where_(where) {}
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
+};
+
+// Config-file errors are input errors named by JSON path.
+using ConfigError = InputError;
+
+class CommError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class KernelError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void assert_fail(const char* cond, const char* file, int line, const std::string& msg) {
+  std::fprintf(stderr, "%s:%d: assertion failed: %s: %s\n", file, line, cond, msg.c_str());
+  std::abort();
+}
+
+}  // namespace dts
+
+#define DTS_ASSERT(cond, msg)                                         \
+  do {                                                                \
+    if (!(cond)) ::dts::assert_fail(#cond, __FILE__, __LINE__, (msg)); \
+  } while (0)

@@ -1,0 +1,58 @@
+// In-memory labelled data sets, their readers, and sharding over workers.
+// Readers throw dts::InputError naming the file on a missing, truncated or malformed file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dts::data {
+
+// n samples of shape (c, h, w), pixels as float (readers scale bytes to [0, 1]); labels in [0, classes).
+struct Dataset {
+  std::string name;
+  int n = 0, c = 0, h = 0, w = 0;
+  int classes = 0;
+  std::vector<float> x;          // (n, c, h, w)
+  std::vector<std::int32_t> y;   // (n)
+  std::size_t sample_size() const { return static_cast<std::size_t>(c) * h * w; }
+  std::span<const float> sample(std::size_t i) const { return {x.data() + i * sample_size(), sample_size()}; }
+};
+
+// IDX (MNIST, Fashion-MNIST) image + label files, raw or gzip (detected by magic bytes, not by name).
+Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels);
+
+// CIFAR-10 binary batches (each record: 1 label byte + 3072 pixel bytes, CHW).
+Dataset read_cifar10(const std::vector<std::filesystem::path>& batches);
+
+// Seeded synthetic classification set: `classes` Gaussian clusters in (c, h, w) space, separable enough that
+// a linear model learns it; the same seed gives the same bytes.
+Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes);
+
+// The indices of rank `rank`'s shard of n samples among `world` workers: a contiguous block after a seeded
+// permutation shared by all ranks, so shards are disjoint and cover all of [0, n) (sizes differ by <= 1).
+std::vector<std::uint32_t> shard_indices(int n, int rank, int world, std::uint64_t seed);
+
+// Endless minibatches over a shard: reshuffled every epoch from (seed, stream), the last partial batch
+// dropped (as PyTorch's DataLoader with drop_last). Fills x (batch, c, h, w) and y (batch).
+class BatchStream {
+ public:
+  BatchStream(const Dataset& ds, std::vector<std::uint32_t> indices, int batch, std::uint64_t seed);
+  void next(std::span<float> x, std::span<std::int32_t> y);
+  int batch() const { return batch_; }
+  std::int64_t epoch() const { return epoch_; }
+  std::size_t steps_per_epoch() const { return indices_.size() / static_cast<std::size_t>(batch_); }
+
+ private:
+  void reshuffle();
+  const Dataset* ds_;
+  std::vector<std::uint32_t> indices_;
+  int batch_;
+  std::uint64_t seed_;
+  std::size_t pos_ = 0;
+  std::int64_t epoch_ = 0;
+};
+
+}  // namespace dts::data

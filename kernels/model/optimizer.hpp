@@ -1,0 +1,45 @@
+// Optimizers over the flat parameter buffer, with PyTorch's semantics (torch.optim.SGD / Adam):
+//   sgd       p -= lr * (g + wd p)
+//   momentum  b = mu b + (g + wd p); p -= lr b                      (b starts at g + wd p)
+//   nesterov  b as momentum; p -= lr ((g + wd p) + mu b)
+//   adam      bias-corrected first and second moments, L2 weight decay added to g
+// Learning-rate policies: "fixed", and Caffe's "inv": lr * (1 + gamma * iter)^-power.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dts::model {
+
+struct OptimizerConfig {
+  std::string kind = "sgd";  // sgd | momentum | nesterov | adam
+  double lr = 0.01;
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  std::string lr_policy = "fixed";  // fixed | inv
+  double lr_gamma = 1e-4, lr_power = 0.75;
+};
+
+class Optimizer {
+ public:
+  Optimizer(const OptimizerConfig& cfg, std::size_t num_params);
+  // Applies one step to params with gradient grads, then advances the iteration counter.
+  void step(std::span<float> params, std::span<const float> grads);
+  double lr_now() const;
+  std::int64_t iteration() const { return iter_; }
+  // Work per parameter of one step, for the device model: floating-point ops and bytes moved.
+  double flops_per_param() const;
+  double bytes_per_param() const;
+  const OptimizerConfig& config() const { return cfg_; }
+
+ private:
+  OptimizerConfig cfg_;
+  std::vector<float> m_, v_;  // momentum buffer / Adam moments (allocated lazily, sized num_params)
+  std::size_t n_;
+  std::int64_t iter_ = 0;
+};
+
+}  // namespace dts::model
