@@ -49,7 +49,8 @@ class Rng {
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-32 for our sizes).
   std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next_u64()) * n) >> 64);
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::uint64_t>((static_cast<u128>(next_u64()) * n) >> 64);
   }
   // Standard normal by Box-Muller (one value per call; the pair's second value is dropped for simplicity).
   double normal() {

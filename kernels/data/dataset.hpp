@@ -15,28 +15,34 @@ struct Dataset {
   std::string name;
   int n = 0, c = 0, h = 0, w = 0;
   int classes = 0;
-  std::vector<float> x;          // (n, c, h, w)
-  std::vector<std::int32_t> y;   // (n)
+  std::vector<float> x;         // (n, c, h, w)
+  std::vector<std::int32_t> y;  // (n)
   std::size_t sample_size() const { return static_cast<std::size_t>(c) * h * w; }
   std::span<const float> sample(std::size_t i) const { return {x.data() + i * sample_size(), sample_size()}; }
 };
 
 // IDX (MNIST, Fashion-MNIST) image + label files, raw or gzip (detected by magic bytes, not by name).
+// Unsigned-byte IDX3 images and IDX1 labels only; classes = max(10, max label + 1); c = 1.
 Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels);
 
-// CIFAR-10 binary batches (each record: 1 label byte + 3072 pixel bytes, CHW).
+// CIFAR-10 binary batches (each record: 1 label byte + 3072 pixel bytes, CHW), concatenated in the order given.
 Dataset read_cifar10(const std::vector<std::filesystem::path>& batches);
 
 // Seeded synthetic classification set: `classes` Gaussian clusters in (c, h, w) space, separable enough that
-// a linear model learns it; the same seed gives the same bytes.
+// a linear model learns it; the same seed gives the same bytes. Values are not clipped to [0, 1] (see
+// synthetic.cpp for the noise scale). InputError on a non-positive size or classes < 2.
 Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes);
 
 // The indices of rank `rank`'s shard of n samples among `world` workers: a contiguous block after a seeded
 // permutation shared by all ranks, so shards are disjoint and cover all of [0, n) (sizes differ by <= 1).
+// The indices come in that permuted order. Asserts 0 <= rank < world.
 std::vector<std::uint32_t> shard_indices(int n, int rank, int world, std::uint64_t seed);
 
 // Endless minibatches over a shard: reshuffled every epoch from (seed, stream), the last partial batch
 // dropped (as PyTorch's DataLoader with drop_last). Fills x (batch, c, h, w) and y (batch).
+// `ds` must outlive the stream. Epoch e's order depends only on (the set of indices, seed, e); pass a
+// rank-specific seed for per-rank orders. epoch() is 0 during the first pass. InputError if batch <= 0 or
+// the shard is smaller than one batch; next() asserts its buffers' sizes.
 class BatchStream {
  public:
   BatchStream(const Dataset& ds, std::vector<std::uint32_t> indices, int batch, std::uint64_t seed);

@@ -15,7 +15,7 @@ namespace dts::kernels::ref {
 template <typename T>
 void linear_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias,
                     int N, int C, int OC);
-// dinp (N, C), dweight (OC, C), dbias (OC); dout (N, OC).
+// dinp (N, C), dweight (OC, C), dbias (OC); dout (N, OC). An empty dinp skips the data gradient.
 template <typename T>
 void linear_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias, std::span<const T> dout,
                      std::span<const T> inp, std::span<const T> weight, int N, int C, int OC);
@@ -25,6 +25,7 @@ void linear_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias
 template <typename T>
 void conv2d_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias,
                     const ConvShape& s);
+// dinp (N, C, H, W), dweight (OC, C, KH, KW), dbias (OC); dout (N, OC, OH, OW). An empty dinp skips it.
 template <typename T>
 void conv2d_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias, std::span<const T> dout,
                      std::span<const T> inp, std::span<const T> weight, const ConvShape& s);
@@ -52,6 +53,8 @@ void relu_backward(std::span<T> dinp, std::span<const T> dout, std::span<const T
 
 // Inverted dropout: out = inp * mask, where mask holds 0 or 1/(1-p). The mask is drawn by the caller
 // (dropout_mask) so that both backends and the gradient check see the same mask.
+// dropout_mask draws from dts::Rng(seed, /*rank=*/0, stream): fold the rank and step into seed, name the
+// layer with stream. mask[i] = 0 with probability p, else 1/(1-p); p in [0, 1).
 void dropout_mask(std::span<float> mask, float p, std::uint64_t seed, std::uint64_t stream);
 template <typename T>
 void dropout_forward(std::span<T> out, std::span<const T> inp, std::span<const float> mask);

@@ -1,0 +1,52 @@
+// The communication half of the seam (DESIGN.md §2): non-blocking point-to-point with request handles.
+// Contract, as in MPI: messages between one pair of ranks with one tag are matched in the order they were
+// sent; a receive buffer must hold exactly the message's count. A sent buffer is snapshotted at isend time,
+// so the caller may modify it at once (the send still completes only when the message is delivered).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "algorithms/api/request.hpp"
+#include "algorithms/api/vec.hpp"
+
+namespace dts {
+
+struct SendOptions {
+  // Bytes charged to the network; defaults to 4 * data.count. Lets sim/ model fp16 or top-k compression
+  // while real fp32 values travel (s4u: payload vs simulated size).
+  std::optional<std::uint64_t> modeled_bytes;
+};
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual Rank rank() const = 0;
+  virtual int size() const = 0;
+  // Simulated clock in sim/, wall clock since the start of the run in realexec/.
+  virtual double now_s() const = 0;
+
+  virtual Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) = 0;
+  virtual Request irecv(Rank src, Tag tag, Slice data) = 0;
+  // Completes on the first message with `tag` from any rank in `srcs` (Gloo's recv(srcRanks)).
+  virtual Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) = 0;
+  // Blocks until one of the valid requests completes; returns which, and resets that handle (the others
+  // stay valid). At least one request must be valid.
+  struct Completion {
+    std::size_t index = 0;
+    Rank source = -1;  // the sender, for a receive
+    Status status = Status::kOk;
+  };
+  virtual Completion wait_any(std::span<Request> reqs) = 0;
+
+  // Modeled bytes this rank has sent and received so far.
+  virtual std::uint64_t bytes_sent() const = 0;
+  virtual std::uint64_t bytes_received() const = 0;
+
+  // Blocking forms.
+  void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) { isend(dst, tag, data, opts).wait_ok(); }
+  void recv(Rank src, Tag tag, Slice data) { irecv(src, tag, data).wait_ok(); }
+};
+
+}  // namespace dts

@@ -1,0 +1,41 @@
+// The compute half of the seam (DESIGN.md §2-3). One Compute per rank: it owns the rank's model replica
+// kernels, data shard, optimizer state and device. sim/ charges every call to the device model (and with
+// real numerics also runs the kernels); realexec/ runs the kernels and lets wall time pass.
+// In modeled numerics the Vecs carry no data and only time is charged.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/api/vec.hpp"
+#include "kernels/model/network.hpp"
+
+namespace dts {
+
+class Compute {
+ public:
+  virtual ~Compute() = default;
+  virtual std::size_t num_params() const = 0;
+  // True when kernels run on real data (Vecs are materialized).
+  virtual bool real() const = 0;
+  Vec make_vec() const { return Vec(num_params(), real()); }
+  // The layer blocks of the parameter vector, for per-layer communication.
+  virtual std::vector<model::ParamBlock> param_blocks() const = 0;
+  // Minibatches in one pass over this rank's shard.
+  virtual std::int64_t steps_per_epoch() const = 0;
+
+  // The initial model, identical on every rank for one seed.
+  virtual void init_params(Slice params) = 0;
+  // One minibatch of this rank's shard: forward, loss, backward. Overwrites grads; returns the mean loss
+  // (NaN in modeled numerics).
+  virtual float forward_backward(ConstSlice params, Slice grads) = 0;
+  // The experiment's optimizer (SGD, momentum, Nesterov, Adam, weight decay, lr policy) on this rank's state.
+  virtual void optimizer_step(Slice params, ConstSlice grads) = 0;
+  // Learning rate the next optimizer_step will use (eta in the elastic rules).
+  virtual double learning_rate() const = 0;
+  // Charges an elementwise pass over `n` floats touching `streams` vectors (axpy: 3), for update rules
+  // that run outside the optimizer. The caller does the math itself, with algorithms/rules.
+  virtual void charge_elementwise(std::size_t n, int streams) = 0;
+};
+
+}  // namespace dts

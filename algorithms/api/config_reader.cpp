@@ -1,0 +1,105 @@
+// ConfigReader: strict typed access with JSON-path error messages.
+#include "algorithms/api/config_reader.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace dts {
+
+ConfigReader::ConfigReader(const nlohmann::json& j, std::string file, std::string path)
+    : j_(j.is_null() ? nlohmann::json::object() : j), file_(std::move(file)), path_(std::move(path)) {
+  if (!j_.is_object()) throw ConfigError(file_ + ":" + (path_.empty() ? "/" : path_), "expected a JSON object");
+}
+
+const nlohmann::json& ConfigReader::at(const std::string& key) {
+  read_.insert(key);
+  return j_.at(key);
+}
+
+double ConfigReader::number(const std::string& key, double def, double lo, double hi) {
+  double v = def;
+  if (has(key)) {
+    const auto& x = at(key);
+    if (!x.is_number()) fail(key, "expected a number, got " + x.dump());
+    v = x.get<double>();
+  }
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    std::ostringstream os;
+    os << "value " << v << " out of range [" << lo << ", " << hi << "]";
+    fail(key, os.str());
+  }
+  resolved_[key] = v;
+  return v;
+}
+
+std::int64_t ConfigReader::integer(const std::string& key, std::int64_t def, std::int64_t lo, std::int64_t hi) {
+  std::int64_t v = def;
+  if (has(key)) {
+    const auto& x = at(key);
+    if (!x.is_number_integer()) fail(key, "expected an integer, got " + x.dump());
+    v = x.get<std::int64_t>();
+  }
+  if (v < lo || v > hi) {
+    fail(key, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  resolved_[key] = v;
+  return v;
+}
+
+bool ConfigReader::boolean(const std::string& key, bool def) {
+  bool v = def;
+  if (has(key)) {
+    const auto& x = at(key);
+    if (!x.is_boolean()) fail(key, "expected true or false, got " + x.dump());
+    v = x.get<bool>();
+  }
+  resolved_[key] = v;
+  return v;
+}
+
+std::string ConfigReader::string(const std::string& key, const std::string& def) {
+  std::string v = def;
+  if (has(key)) {
+    const auto& x = at(key);
+    if (!x.is_string()) fail(key, "expected a string, got " + x.dump());
+    v = x.get<std::string>();
+  }
+  resolved_[key] = v;
+  return v;
+}
+
+std::string ConfigReader::choice(const std::string& key, const std::string& def,
+                                 std::initializer_list<const char*> options) {
+  const std::string v = string(key, def);
+  std::string known;
+  for (const char* o : options) {
+    if (v == o) return v;
+    known += (known.empty() ? "" : ", ") + std::string(o);
+  }
+  fail(key, "unknown value \"" + v + "\" (expected one of: " + known + ")");
+}
+
+double ConfigReader::require_number(const std::string& key, double lo, double hi) {
+  if (!has(key)) fail(key, "required key is missing");
+  return number(key, 0.0, lo, hi);
+}
+
+std::string ConfigReader::require_string(const std::string& key) {
+  if (!has(key)) fail(key, "required key is missing");
+  return string(key, "");
+}
+
+ConfigReader ConfigReader::child(const std::string& key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  return ConfigReader(has(key) ? at(key) : kEmpty, file_, path_ + "/" + key);
+}
+
+const nlohmann::json& ConfigReader::raw(const std::string& key) { return at(key); }
+
+void ConfigReader::finish() const {
+  for (const auto& [key, value] : j_.items()) {
+    if (read_.count(key) == 0) throw ConfigError(file_ + ":" + path_ + "/" + key, "unknown key");
+  }
+}
+
+}  // namespace dts

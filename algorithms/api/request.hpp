@@ -1,0 +1,57 @@
+// Move-only handle to one in-flight point-to-point operation (cf. MPI_Request, s4u::CommPtr, c10d::Work).
+// wait() blocks the calling activity: an actor in sim/, a thread in realexec/. Expected faults come back
+// as a Status, never as an exception (STYLE.md §8).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+namespace dts {
+
+using Rank = int;
+using Tag = int;
+inline constexpr double kForever = std::numeric_limits<double>::infinity();
+
+enum class Status : std::uint8_t { kOk, kTimeout, kPeerFailed, kCancelled };
+const char* to_string(Status s);
+
+namespace detail {
+// What a backend implements behind a Request.
+class RequestImpl {
+ public:
+  virtual ~RequestImpl() = default;
+  virtual bool test() = 0;
+  virtual Status wait(double timeout_s) = 0;
+  virtual Rank source() const = 0;
+  virtual void cancel() = 0;
+};
+}  // namespace detail
+
+class Request {
+ public:
+  Request() = default;
+  explicit Request(std::unique_ptr<detail::RequestImpl> impl) : impl_(std::move(impl)) {}
+  Request(Request&&) noexcept = default;
+  Request& operator=(Request&&) noexcept = default;
+  ~Request() = default;  // a pending receive is cancelled; a pending send still completes (its data was copied)
+
+  bool valid() const { return impl_ != nullptr; }
+  // Non-blocking; true once complete (successfully or not).
+  bool test() { return impl_->test(); }
+  // Blocks until complete or until timeout_s of (simulated or wall) time has passed: kTimeout then,
+  // and the request stays pending (wait again or cancel it).
+  Status wait(double timeout_s = kForever) { return impl_->wait(timeout_s); }
+  // wait(); throws CommError unless kOk.
+  void wait_ok();
+  // The sender of a completed receive (meaningful after irecv_any).
+  Rank source() const { return impl_->source(); }
+  // A pending receive completes as kCancelled and will not take a message; a send cannot be recalled.
+  void cancel() { impl_->cancel(); }
+  void reset() { impl_.reset(); }
+
+ private:
+  std::unique_ptr<detail::RequestImpl> impl_;
+};
+
+}  // namespace dts

@@ -1,0 +1,55 @@
+// Binomial trees (as MPICH's MPIR_Reduce_binomial / MPIR_Bcast_binomial), over group indices relative to
+// the root. Reduce: in round k, members with bit k set send their partial sum to the member 2^k below them
+// and drop out. Broadcast: the same tree walked from the root down.
+#include "algorithms/collectives/collectives.hpp"
+#include "algorithms/rules/vector_ops.hpp"
+
+namespace dts::collectives {
+
+void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag) {
+  const int P = group.size();
+  const int me = group.index_of(comm.rank());
+  DTS_ASSERT(me >= 0, "tree_reduce: caller is not in the group");
+  const int vr = (me - root + P) % P;  // index relative to the root
+  Vec inbox(data.count, data.real());
+  for (int mask = 1; mask < P; mask <<= 1) {
+    if (vr & mask) {  // 1. send my partial sum down the tree and stop
+      comm.send(group.world_rank((vr - mask + root) % P), tag, data);
+      return;
+    }
+    if (vr + mask < P) {  // 2. add the partial sum of the subtree rooted at vr + mask
+      comm.recv(group.world_rank((vr + mask + root) % P), tag, inbox);
+      rules::axpy(data, 1.0f, inbox);
+      compute.charge_elementwise(data.count, 3);
+    }
+  }
+}
+
+void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag tag) {
+  const int P = group.size();
+  const int me = group.index_of(comm.rank());
+  DTS_ASSERT(me >= 0, "tree_broadcast: caller is not in the group");
+  const int vr = (me - root + P) % P;
+  // 1. Receive from the parent: the member that differs in my lowest set bit.
+  int mask = 1;
+  while (mask < P) {
+    if (vr & mask) {
+      comm.recv(group.world_rank((vr - mask + root) % P), tag, data);
+      break;
+    }
+    mask <<= 1;
+  }
+  // 2. Forward to my children, largest subtree first.
+  std::vector<Request> sends;
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (vr + mask < P) sends.push_back(comm.isend(group.world_rank((vr + mask + root) % P), tag, data));
+  }
+  for (auto& s : sends) s.wait_ok();
+}
+
+void tree_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {
+  tree_reduce(comm, compute, group, data, 0, tag);
+  tree_broadcast(comm, group, data, 0, tag + 1);
+}
+
+}  // namespace dts::collectives

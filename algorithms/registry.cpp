@@ -1,0 +1,37 @@
+// The algorithm registry: one line per algorithm. Explicit (no static self-registration), so that a
+// static library never drops an algorithm the linker thinks unused.
+#include <algorithm>
+
+#include "algorithms/algorithm.hpp"
+
+namespace dts {
+
+AlgorithmSpec allreduce_sgd_spec();
+AlgorithmSpec easgd_async_spec();
+
+namespace {
+const std::vector<AlgorithmSpec>& registry() {
+  static const std::vector<AlgorithmSpec> specs = {
+      allreduce_sgd_spec(),
+      easgd_async_spec(),
+  };
+  return specs;
+}
+}  // namespace
+
+const AlgorithmSpec& find_algorithm(const std::string& name, const std::string& where) {
+  for (const auto& s : registry()) {
+    if (s.name == name) return s;
+  }
+  std::string known;
+  for (const auto& n : algorithm_names()) known += (known.empty() ? "" : ", ") + n;
+  throw ConfigError(where, "unknown algorithm \"" + name + "\" (known: " + known + ")");
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const auto& s : registry()) names.push_back(s.name);
+  return names;
+}
+
+}  // namespace dts

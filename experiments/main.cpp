@@ -1,0 +1,53 @@
+// dtsim: the command line. main() is the single error boundary (STYLE.md §8): bad input exits 2 with a
+// message naming the file and key, other failures exit 1.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "algorithms/algorithm.hpp"
+#include "experiments/runner/run.hpp"
+#include "kernels/model/network.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dtsim: simulate and run distributed training algorithms"};
+  app.require_subcommand(1);
+
+  dts::exp::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "run an experiment on the simulator");
+  run_cmd->add_option("experiment", run.experiment_file, "experiment JSON file")->required();
+  run_cmd->add_option("--out", run.out_dir, "result directory (default: results/<experiment name>)");
+  run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
+  run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
+
+  CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (*list_cmd) {
+      std::cout << "algorithms:";
+      for (const auto& n : dts::algorithm_names()) std::cout << ' ' << n;
+      std::cout << "\nmodels:";
+      for (const auto& n : dts::model::network_names()) std::cout << ' ' << n;
+      std::cout << '\n';
+      return 0;
+    }
+    for (const auto& extra : run_cmd->remaining()) {
+      if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
+        std::cerr << "input error: unknown argument " << extra << '\n';
+        return 2;
+      }
+      run.simgrid_args.push_back(extra);
+    }
+    return dts::exp::run_experiment(run);
+  } catch (const dts::InputError& e) {
+    std::cerr << "input error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  }
+}

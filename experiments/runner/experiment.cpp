@@ -1,0 +1,197 @@
+// Strict reading of experiment files into Plans.
+#include "experiments/runner/experiment.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "algorithms/api/config_reader.hpp"
+#include "experiments/runner/datasets.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dts::exp {
+namespace {
+
+model::OptimizerConfig read_optimizer(ConfigReader r) {
+  model::OptimizerConfig o;
+  o.kind = r.choice("kind", "sgd", {"sgd", "momentum", "nesterov", "adam"});
+  o.lr = r.number("lr", 0.01, 0.0, 1e3);
+  if (o.kind == "momentum" || o.kind == "nesterov") o.momentum = r.number("momentum", 0.9, 0.0, 0.9999);
+  o.weight_decay = r.number("weight_decay", 0.0, 0.0, 1.0);
+  if (o.kind == "adam") {
+    o.beta1 = r.number("beta1", 0.9, 0.0, 0.9999);
+    o.beta2 = r.number("beta2", 0.999, 0.0, 0.999999);
+    o.eps = r.number("eps", 1e-8, 0.0, 1.0);
+  }
+  o.lr_policy = r.choice("lr_policy", "fixed", {"fixed", "inv"});
+  if (o.lr_policy == "inv") {
+    o.lr_gamma = r.number("lr_gamma", 1e-4, 0.0, 1.0);
+    o.lr_power = r.number("lr_power", 0.75, 0.0, 10.0);
+  }
+  r.finish();
+  return o;
+}
+
+nlohmann::json optimizer_json(const model::OptimizerConfig& o) {
+  return {{"kind", o.kind}, {"lr", o.lr}, {"momentum", o.momentum}, {"weight_decay", o.weight_decay},
+          {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"lr_policy", o.lr_policy},
+          {"lr_gamma", o.lr_gamma}, {"lr_power", o.lr_power}};
+}
+
+// Data sets are read once per distinct "data" section and shared by the variants that use it.
+using DataCache = std::map<std::string, std::shared_ptr<const DataSets>>;
+
+Plan read_plan(const nlohmann::json& j, const std::string& file, const std::string& variant, DataCache& cache) {
+  const std::string base_dir = fs::path(file).parent_path().string();
+  ConfigReader root(j, file, variant.empty() ? "" : "/variants[" + variant + "]");
+  Plan p;
+  p.variant = variant;
+  root.integer("schema_version", 1, 1, 1);
+  p.experiment = root.string("name", fs::path(file).stem().string());
+  root.string("description", "");
+  p.seed = static_cast<std::uint64_t>(root.integer("seed", 42, 0, std::int64_t{1} << 53));
+
+  // Platform: a file name (relative to the experiment) or an inline object.
+  if (!root.has("platform")) root.fail("platform", "required key is missing");
+  const nlohmann::json& pj = root.raw("platform");
+  if (pj.is_string()) {
+    const std::string pf = (fs::path(base_dir) / pj.get<std::string>()).lexically_normal().string();
+    if (!fs::exists(pf)) root.fail("platform", "platform file not found: " + pf);
+    p.platform = sim::load_platform_file(pf);
+  } else {
+    p.platform = sim::read_platform(pj, file, "/platform", base_dir);
+  }
+
+  ConfigReader m = root.child("model");
+  p.model = m.string("name", "mlp");
+  p.real = m.choice("numerics", "real", {"real", "modeled"}) == "real";
+  p.backend = m.choice("backend", "onednn", {"onednn", "ref"});
+  if (m.has("step_time_s")) p.step_time_s = m.number("step_time_s", 0, 0, 1e6);
+  m.finish();
+
+  ConfigReader d = root.child("data");
+  const std::string key = root.has("data") ? root.raw("data").dump() : "{}";
+  if (!cache.count(key)) cache[key] = read_datasets(d, base_dir, p.seed);
+  p.data = cache[key];
+  model::make_network(p.model, model::Backend::kRef, p.data->train.c, p.data->train.h, p.data->train.w,
+                      p.data->train.classes);  // validates the name and the input shape
+
+  ConfigReader a = root.child("algorithm");
+  p.algorithm = a.require_string("name");
+  const AlgorithmSpec& spec = find_algorithm(p.algorithm, a.where("name"));
+  p.workers = static_cast<int>(a.integer("workers", 1, 1, 1 << 20));
+  p.ranks = spec.ranks(p.workers);
+  p.batch = static_cast<int>(a.integer("batch_size", 32, 1, 1 << 20));
+  p.optimizer = read_optimizer(a.child("optimizer"));
+  p.main = spec.configure(a, p.workers);
+  a.finish();
+  const std::int64_t shard = p.data->train.n / p.workers;
+  if (shard < p.batch) {
+    a.fail("batch_size", "each worker's shard has " + std::to_string(shard) + " samples, fewer than one batch of " +
+                             std::to_string(p.batch));
+  }
+
+  ConfigReader r = root.child("run");
+  const bool by_steps = r.has("steps"), by_epochs = r.has("epochs");
+  if (by_steps == by_epochs) r.fail("steps", "give exactly one of steps and epochs");
+  const std::int64_t steps_per_epoch = shard / p.batch;
+  p.steps = by_steps ? r.integer("steps", 1, 1, std::int64_t{1} << 40)
+                     : static_cast<std::int64_t>(r.number("epochs", 1, 1e-6, 1e6) * static_cast<double>(steps_per_epoch));
+  if (p.steps < 1) r.fail("epochs", "less than one step per worker");
+  p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
+  p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
+  r.finish();
+  if (root.has("variants")) root.raw("variants");  // expanded by the caller
+  root.finish();
+
+  p.resolved = nlohmann::json::object();
+  p.resolved["schema_version"] = 1;
+  p.resolved["name"] = p.experiment;
+  if (!variant.empty()) p.resolved["variant"] = variant;
+  p.resolved["seed"] = p.seed;
+  p.resolved["platform"] = p.platform.resolved;
+  p.resolved["model"] = m.resolved();
+  p.resolved["data"] = p.data->resolved;
+  p.resolved["algorithm"] = a.resolved();
+  p.resolved["algorithm"]["name"] = p.algorithm;
+  p.resolved["algorithm"]["ranks"] = p.ranks;
+  p.resolved["algorithm"]["optimizer"] = optimizer_json(p.optimizer);
+  p.resolved["run"] = r.resolved();
+  p.resolved["run"]["steps"] = p.steps;
+  p.resolved["run"]["steps_per_epoch"] = steps_per_epoch;
+  return p;
+}
+
+void apply_set(nlohmann::json& j, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + assignment, "expected key.path=value");
+  const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;  // a bare string
+  nlohmann::json* node = &j;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty()) throw ConfigError("--set " + assignment, "empty key in path");
+    if (!node->is_object()) throw ConfigError("--set " + assignment, "\"" + key + "\" is inside a non-object");
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    node = &(*node)[key];
+    if (node->is_null()) *node = nlohmann::json::object();
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object()) throw ConfigError(file, "an experiment is a JSON object");
+  DataCache cache;
+  std::vector<Plan> plans;
+  if (!j.contains("variants")) {
+    plans.push_back(read_plan(j, file, "", cache));
+    return plans;
+  }
+  const auto& vs = j.at("variants");
+  if (!vs.is_array() || vs.empty()) throw ConfigError(file + ":/variants", "expected a non-empty array");
+  nlohmann::json base = j;
+  base.erase("variants");
+  for (std::size_t i = 0; i < vs.size(); ++i) {
+    const std::string where = file + ":/variants/" + std::to_string(i);
+    if (!vs[i].is_object() || !vs[i].contains("name") || !vs[i]["name"].is_string()) {
+      throw ConfigError(where, "a variant is an object with a \"name\" and the keys it changes");
+    }
+    nlohmann::json patch = vs[i];
+    const std::string name = patch["name"].get<std::string>();
+    if (name.empty() || name.find_first_of("/\\ ") != std::string::npos || name[0] == '.') {
+      throw ConfigError(where + "/name", "a variant name must be a plain directory name");
+    }
+    patch.erase("name");
+    nlohmann::json merged = base;
+    merged.merge_patch(patch);
+    for (const auto& p : plans) {
+      if (p.variant == name) throw ConfigError(where + "/name", "duplicate variant name \"" + name + "\"");
+    }
+    plans.push_back(read_plan(merged, file, name, cache));
+  }
+  return plans;
+}
+
+std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, "experiment file not found or unreadable");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(file, std::string("invalid JSON: ") + e.what());
+  }
+  for (const auto& s : sets) apply_set(j, s);
+  return read_experiment(j, file);
+}
+
+}  // namespace dts::exp

@@ -1,0 +1,100 @@
+// Metrics rows, CSV output, evaluation and the progress line.
+#include "experiments/runner/metrics.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "algorithms/api/errors.hpp"
+
+namespace dts::exp {
+
+Evaluator::Evaluator(const std::string& network, model::Backend backend, const data::Dataset& test)
+    : net_(model::make_network(network, backend, test.c, test.h, test.w, test.classes)), test_(test) {}
+
+model::EvalResult Evaluator::evaluate(ConstSlice params) { return net_->evaluate(params.data, test_); }
+
+Progress::Progress(std::string label, std::int64_t total_steps)
+    : label_(std::move(label)), total_(total_steps), last_(std::chrono::steady_clock::now()), tty_(isatty(2) != 0) {}
+
+void Progress::step(std::int64_t step, double now_s, std::optional<float> loss) {
+  step_ = std::max(step_, step);
+  now_s_ = now_s;
+  if (loss && std::isfinite(*loss)) loss_ = loss;
+  const auto t = std::chrono::steady_clock::now();
+  if (t - last_ >= std::chrono::seconds(tty_ ? 1 : 10)) {
+    last_ = t;
+    print(false);
+  }
+}
+
+void Progress::eval(double accuracy) { acc_ = accuracy; }
+
+void Progress::done(double now_s) {
+  now_s_ = now_s;
+  print(true);
+}
+
+void Progress::print(bool final) {
+  char buf[256];
+  int n = std::snprintf(buf, sizeof buf, "[%s] step %lld/%lld  simulated %.3f s", label_.c_str(),
+                        static_cast<long long>(step_), static_cast<long long>(total_), now_s_);
+  if (loss_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  loss %.4f", *loss_);
+  if (acc_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  test acc %.4f", *acc_);
+  std::fprintf(stderr, tty_ ? "\r%s\033[K%s" : "%s%s", buf, final || !tty_ ? "\n" : "");
+  std::fflush(stderr);
+}
+
+void MetricsLog::write_csv(const std::string& path) const {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path);
+  std::fprintf(f, "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received\n");
+  for (const auto& r : rows) {
+    std::fprintf(f, "%.9g,%d,%lld,", r.time_s, r.rank, static_cast<long long>(r.step));
+    if (r.loss && std::isfinite(*r.loss)) std::fprintf(f, "%.7g", static_cast<double>(*r.loss));
+    std::fprintf(f, ",");
+    if (r.eval) std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
+    else std::fprintf(f, ",");
+    std::fprintf(f, ",%llu,%llu\n", static_cast<unsigned long long>(r.bytes_sent),
+                 static_cast<unsigned long long>(r.bytes_received));
+  }
+  if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
+}
+
+MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
+                                 std::int64_t eval_every_steps, std::int64_t log_every_steps)
+    : comm_(comm), log_(log), evaluator_(evaluator), progress_(progress), eval_every_(eval_every_steps),
+      log_every_(log_every_steps) {}
+
+MetricsRow MetricsRecorder::row(std::int64_t step) const {
+  MetricsRow r;
+  r.time_s = comm_.now_s();
+  r.rank = comm_.rank();
+  r.step = step;
+  r.bytes_sent = comm_.bytes_sent();
+  r.bytes_received = comm_.bytes_received();
+  return r;
+}
+
+void MetricsRecorder::step(std::int64_t step, float loss) {
+  if (progress_) progress_->step(step, comm_.now_s(), loss);
+  if (step % log_every_ != 0) return;
+  MetricsRow r = row(step);
+  r.loss = loss;
+  log_.rows.push_back(r);
+}
+
+bool MetricsRecorder::eval_due(std::int64_t step) const { return eval_every_ > 0 && step % eval_every_ == 0; }
+
+void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final) {
+  if (!evaluator_ || params.data.empty()) return;  // modeled numerics: there is no model to evaluate
+  MetricsRow r = row(step);
+  r.eval = evaluator_->evaluate(params);
+  log_.rows.push_back(r);
+  if (final) log_.final_eval = r;
+  if (progress_) progress_->eval(r.eval->accuracy());
+}
+
+}  // namespace dts::exp

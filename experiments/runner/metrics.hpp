@@ -1,0 +1,84 @@
+// What a run records: per-rank step rows and evaluation rows (metrics.csv), the final evaluated model
+// (summary.json), and a progress line on stderr for people watching long runs. Only simulated quantities
+// go into the files, so that two runs of the same experiment write identical bytes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/api/comm.hpp"
+#include "algorithms/api/recorder.hpp"
+#include "kernels/data/dataset.hpp"
+#include "kernels/model/network.hpp"
+
+namespace dts::exp {
+
+struct MetricsRow {
+  double time_s = 0;
+  Rank rank = 0;
+  std::int64_t step = 0;
+  std::optional<float> loss;
+  std::optional<model::EvalResult> eval;
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
+};
+
+// Test-set evaluation, shared by every rank of the process.
+class Evaluator {
+ public:
+  Evaluator(const std::string& network, model::Backend backend, const data::Dataset& test);
+  model::EvalResult evaluate(ConstSlice params);
+
+ private:
+  std::unique_ptr<model::Network> net_;
+  const data::Dataset& test_;
+};
+
+// Prints "[variant] step s/N  sim t s  loss l  acc a" to stderr at most once a second of wall time.
+class Progress {
+ public:
+  Progress(std::string label, std::int64_t total_steps);
+  void step(std::int64_t step, double now_s, std::optional<float> loss);
+  void eval(double accuracy);
+  void done(double now_s);
+
+ private:
+  void print(bool final);
+  std::string label_;
+  std::int64_t total_ = 0, step_ = 0;
+  double now_s_ = 0;
+  std::optional<float> loss_;
+  std::optional<double> acc_;
+  std::chrono::steady_clock::time_point last_;
+  bool tty_;
+};
+
+class MetricsLog {
+ public:
+  std::vector<MetricsRow> rows;
+  std::optional<MetricsRow> final_eval;
+  // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received; empty cells where not measured.
+  void write_csv(const std::string& path) const;
+};
+
+class MetricsRecorder final : public Recorder {
+ public:
+  MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
+                  std::int64_t eval_every_steps, std::int64_t log_every_steps);
+  void step(std::int64_t step, float loss) override;
+  bool eval_due(std::int64_t step) const override;
+  void evaluate(std::int64_t step, ConstSlice params, bool final) override;
+
+ private:
+  MetricsRow row(std::int64_t step) const;
+  Comm& comm_;
+  MetricsLog& log_;
+  Evaluator* evaluator_;
+  Progress* progress_;
+  std::int64_t eval_every_, log_every_;
+};
+
+}  // namespace dts::exp

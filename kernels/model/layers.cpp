@@ -1,0 +1,233 @@
+// The layers of kernels/model/layers.hpp: each forwards to ref:: (plain loops) or onednn:: (primitives built
+// once per batch size N and cached in a PerBatch map). The cost() of each layer is the per-sample roofline
+// input of the device model; the formulas are in the comment above cost_of_gemm_like() and in each cost().
+#include "kernels/model/layers.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "algorithms/api/errors.hpp"
+#include "kernels/ref/kernels.hpp"
+#ifdef DTS_WITH_ONEDNN
+#include "kernels/onednn/layers.hpp"
+#endif
+
+namespace dts::model::detail {
+namespace {
+
+namespace ref = dts::kernels::ref;
+#ifdef DTS_WITH_ONEDNN
+namespace dnn = dts::kernels::onednn;
+#endif
+constexpr double kF = sizeof(float);
+
+// Cost formulas, per sample, a multiply-add counted as 2 flops, 4 bytes per float:
+//   Linear (C -> OC) and Conv (M = OC*OH*OW outputs, each a dot product of length C*KH*KW, so "MAC" = M*C*KH*KW;
+//   a linear layer is the case M = OC, KH = KW = 1):
+//     fwd_flops = 2*MAC + M (bias)             fwd_bytes = 4 * (in + out)          read input, write output
+//     bwd_flops = 2*MAC (weight grad) + M (bias grad) [+ 2*MAC data grad]
+//     bwd_bytes = 4 * (out + in) [+ 4 * in]    read dout and the input, [write dinp]
+//   The data-gradient terms in [] are dropped for the first trainable layer (nothing before it needs dinp).
+//   param_bytes = 4 * (weights + biases).
+LayerCost cost_of_gemm_like(const std::string& name, double mac, double in, double out, double params,
+                            bool need_dinp, bool bwd) {
+  LayerCost c;
+  c.name = name;
+  c.fwd_flops_per_sample = 2 * mac + out;
+  c.fwd_bytes_per_sample = kF * (in + out);
+  if (bwd) {
+    c.bwd_flops_per_sample = 2 * mac + out + (need_dinp ? 2 * mac : 0.0);
+    c.bwd_bytes_per_sample = kF * (out + in + (need_dinp ? in : 0.0));
+  }
+  c.param_bytes = kF * params;
+  return c;
+}
+
+// Fully connected. inp (N, C), weight (OC, C), bias (OC), out (N, OC).
+class Linear final : public Layer {
+ public:
+  Linear(Backend b, std::string name, Dims in, int oc)
+      : Layer(std::move(name), in, Dims{oc, 1, 1}), b_(b), C_(static_cast<int>(in.size())), OC_(oc) {}
+  std::size_t weight_size() const override { return static_cast<std::size_t>(C_) * OC_; }
+  std::size_t bias_size() const override { return static_cast<std::size_t>(OC_); }
+  int fan_in() const override { return C_; }
+
+  void forward(std::span<float> out, std::span<const float> inp, std::span<const float> params, int N,
+               const FwdCtx&) override {
+    const auto w = params.first(weight_size()), bias = params.subspan(weight_size(), bias_size());
+    if (b_ == Backend::kRef) return ref::linear_forward<float>(out, inp, w, bias, N, C_, OC_);
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).forward(out, inp, w, bias);
+#else
+    no_onednn();
+#endif
+  }
+  void backward(std::span<float> dinp, std::span<float> dparams, std::span<const float> dout,
+                std::span<const float> inp, std::span<const float> params, int N) override {
+    const auto w = params.first(weight_size());
+    const auto dw = dparams.first(weight_size()), db = dparams.subspan(weight_size(), bias_size());
+    if (b_ == Backend::kRef) return ref::linear_backward<float>(dinp, dw, db, dout, inp, w, N, C_, OC_);
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).backward(dinp, dw, db, dout, inp, w);
+#else
+    no_onednn();
+#endif
+  }
+  LayerCost cost(bool need_dinp, bool bwd) const override {
+    return cost_of_gemm_like(name(), double(C_) * OC_, C_, OC_, double(num_params()), need_dinp, bwd);
+  }
+
+ private:
+#ifdef DTS_WITH_ONEDNN
+  dnn::Linear& kernel(int N) { return cache_.get(N, [&] { return std::make_unique<dnn::Linear>(N, C_, OC_); }); }
+  PerBatch<dnn::Linear> cache_;
+#endif
+  Backend b_;
+  int C_, OC_;
+};
+
+// Convolution, stride 1. inp (N, C, H, W), weight (OC, C, K, K), bias (OC), out (N, OC, OH, OW).
+class Conv final : public Layer {
+ public:
+  Conv(Backend b, std::string name, Dims in, kernels::ConvShape s)
+      : Layer(std::move(name), in, Dims{s.OC, s.OH(), s.OW()}), b_(b), s_(s) {}
+  std::size_t weight_size() const override { return static_cast<std::size_t>(s_.OC) * s_.C * s_.KH * s_.KW; }
+  std::size_t bias_size() const override { return static_cast<std::size_t>(s_.OC); }
+  int fan_in() const override { return s_.C * s_.KH * s_.KW; }
+
+  void forward(std::span<float> out, std::span<const float> inp, std::span<const float> params, int N,
+               const FwdCtx&) override {
+    const auto w = params.first(weight_size()), bias = params.subspan(weight_size(), bias_size());
+    if (b_ == Backend::kRef) return ref::conv2d_forward<float>(out, inp, w, bias, shape(N));
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).forward(out, inp, w, bias);
+#else
+    no_onednn();
+#endif
+  }
+  void backward(std::span<float> dinp, std::span<float> dparams, std::span<const float> dout,
+                std::span<const float> inp, std::span<const float> params, int N) override {
+    const auto w = params.first(weight_size());
+    const auto dw = dparams.first(weight_size()), db = dparams.subspan(weight_size(), bias_size());
+    if (b_ == Backend::kRef) return ref::conv2d_backward<float>(dinp, dw, db, dout, inp, w, shape(N));
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).backward(dinp, dw, db, dout, inp, w);
+#else
+    no_onednn();
+#endif
+  }
+  LayerCost cost(bool need_dinp, bool bwd) const override {
+    const double outs = double(out().size());
+    return cost_of_gemm_like(name(), outs * s_.C * s_.KH * s_.KW, double(in().size()), outs, double(num_params()),
+                             need_dinp, bwd);
+  }
+
+ private:
+  kernels::ConvShape shape(int N) const {
+    auto s = s_;
+    s.N = N;
+    return s;
+  }
+#ifdef DTS_WITH_ONEDNN
+  dnn::Conv2d& kernel(int N) { return cache_.get(N, [&] { return std::make_unique<dnn::Conv2d>(shape(N)); }); }
+  PerBatch<dnn::Conv2d> cache_;
+#endif
+  Backend b_;
+  kernels::ConvShape s_;
+};
+
+// Max or average pooling (PoolShape semantics). inp (N, C, H, W), out (N, C, OH, OW).
+class Pool final : public Layer {
+ public:
+  Pool(Backend b, std::string name, Dims in, bool max, kernels::PoolShape s)
+      : Layer(std::move(name), in, Dims{s.C, s.OH(), s.OW()}), b_(b), max_(max), s_(s) {}
+
+  void forward(std::span<float> out, std::span<const float> inp, std::span<const float>, int N,
+               const FwdCtx&) override {
+    if (b_ == Backend::kRef) {
+      if (!max_) return ref::avgpool2d_forward<float>(out, inp, shape(N));
+      argmax_.resize(out.size());  // argmax (N, C, OH, OW)
+      return ref::maxpool2d_forward<float>(out, argmax_, inp, shape(N));
+    }
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).forward(out, inp);
+#else
+    no_onednn();
+#endif
+  }
+  void backward(std::span<float> dinp, std::span<float>, std::span<const float> dout, std::span<const float>,
+                std::span<const float>, int N) override {
+    if (dinp.empty()) return;
+    if (b_ == Backend::kRef) {
+      if (!max_) return ref::avgpool2d_backward<float>(dinp, dout, shape(N));
+      return ref::maxpool2d_backward<float>(dinp, dout, argmax_, shape(N));
+    }
+#ifdef DTS_WITH_ONEDNN
+    kernel(N).backward(dinp, dout);
+#else
+    no_onednn();
+#endif
+  }
+  // fwd: K*K reads/compares (or adds) per output; bytes: input + output (+ int32 argmax for max).
+  // bwd: max scatters one value per output, avg spreads each output over K*K inputs; bytes: dout + dinp (+ argmax).
+  LayerCost cost(bool, bool bwd) const override {
+    const double in_n = double(in().size()), out_n = double(out().size()), win = double(s_.K) * s_.K;
+    const double idx = max_ ? out_n : 0.0;
+    LayerCost c;
+    c.name = name();
+    c.fwd_flops_per_sample = win * out_n;
+    c.fwd_bytes_per_sample = kF * (in_n + out_n + idx);
+    if (bwd) {
+      c.bwd_flops_per_sample = max_ ? out_n : win * out_n;
+      c.bwd_bytes_per_sample = kF * (out_n + in_n + idx);
+    }
+    return c;
+  }
+
+ private:
+  kernels::PoolShape shape(int N) const {
+    auto s = s_;
+    s.N = N;
+    return s;
+  }
+#ifdef DTS_WITH_ONEDNN
+  dnn::Pool2d& kernel(int N) {
+    const auto kind = max_ ? dnn::Pool2d::Kind::kMax : dnn::Pool2d::Kind::kAvg;
+    return cache_.get(N, [&] { return std::make_unique<dnn::Pool2d>(kind, shape(N)); });
+  }
+  PerBatch<dnn::Pool2d> cache_;
+#endif
+  Backend b_;
+  bool max_;
+  kernels::PoolShape s_;
+  std::vector<std::int32_t> argmax_;
+};
+
+}  // namespace
+
+std::unique_ptr<Layer> make_linear(Backend b, std::string name, Dims in, int out_features) {
+  return std::make_unique<Linear>(b, std::move(name), in, out_features);
+}
+
+std::unique_ptr<Layer> make_conv(Backend b, std::string name, Dims in, int out_channels, int kernel, int pad) {
+  kernels::ConvShape s;
+  s.C = in.c, s.H = in.h, s.W = in.w, s.OC = out_channels, s.KH = s.KW = kernel, s.stride = 1, s.pad = pad;
+  if (s.OH() < 1 || s.OW() < 1 || in.h + 2 * pad < kernel || in.w + 2 * pad < kernel)
+    throw InputError("", name + ": input " + std::to_string(in.h) + "x" + std::to_string(in.w) +
+                             " is smaller than the " + std::to_string(kernel) + "x" + std::to_string(kernel) +
+                             " kernel");
+  return std::make_unique<Conv>(b, std::move(name), in, s);
+}
+
+std::unique_ptr<Layer> make_pool(Backend b, std::string name, Dims in, bool max, int kernel, int stride,
+                                 bool ceil_mode) {
+  kernels::PoolShape s;
+  s.C = in.c, s.H = in.h, s.W = in.w, s.K = kernel, s.stride = stride, s.pad = 0, s.ceil_mode = ceil_mode;
+  if (in.h < kernel || in.w < kernel)
+    throw InputError("", name + ": input " + std::to_string(in.h) + "x" + std::to_string(in.w) +
+                             " is smaller than the " + std::to_string(kernel) + "x" + std::to_string(kernel) +
+                             " pooling window");
+  return std::make_unique<Pool>(b, std::move(name), in, max, s);
+}
+
+}  // namespace dts::model::detail

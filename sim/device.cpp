@@ -1,0 +1,54 @@
+// Roofline device model and the device catalog reader.
+#include "sim/device.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+namespace dts::sim {
+
+double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
+  const double b = batch;
+  double t = 0;
+  for (const auto& l : layers) {
+    // Forward reads the weights once; backward reads them and writes their gradient.
+    const double fwd = std::max(b * l.fwd_flops_per_sample / peak_flops,
+                                (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
+    const double bwd = std::max(b * l.bwd_flops_per_sample / peak_flops,
+                                (b * l.bwd_bytes_per_sample + 2 * l.param_bytes) / mem_bw_Bps);
+    t += fwd + bwd;
+  }
+  return t / efficiency;
+}
+
+double Device::elementwise_time_s(double n, double streams, double flops_per_elem) const {
+  return std::max(n * flops_per_elem / peak_flops, n * streams * sizeof(float) / mem_bw_Bps) / efficiency;
+}
+
+Device read_device(ConfigReader& r, const std::string& name) {
+  Device d;
+  d.name = name;
+  d.peak_flops = r.require_number("peak_flops", 1e6, 1e18);
+  d.mem_bw_Bps = r.require_number("mem_bw_Bps", 1e6, 1e15);
+  d.efficiency = r.number("efficiency", 1.0, 1e-3, 1.0);
+  d.source = r.string("source", "");
+  r.finish();
+  return d;
+}
+
+Device find_device(const std::string& catalog_file, const std::string& name, const std::string& where) {
+  std::ifstream in(catalog_file);
+  if (!in) throw ConfigError(catalog_file, "cannot open the device catalog");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(catalog_file, std::string("invalid JSON: ") + e.what());
+  }
+  ConfigReader root(j, catalog_file, "");
+  ConfigReader devices = root.child("devices");
+  if (!devices.has(name)) throw ConfigError(where, "unknown device \"" + name + "\" (not in " + catalog_file + ")");
+  ConfigReader entry = devices.child(name);
+  return read_device(entry, name);
+}
+
+}  // namespace dts::sim

@@ -1,0 +1,35 @@
+// The device model that turns work into simulated time (DESIGN.md §3): a roofline per layer,
+// t = max(flops / peak_flops, bytes / mem_bw) / efficiency, summed over the layers of a step; or a
+// calibrated step time when a published measurement exists. Host wall-clock never enters.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/api/config_reader.hpp"
+#include "kernels/model/network.hpp"
+
+namespace dts::sim {
+
+struct Device {
+  std::string name;
+  double peak_flops = 1e12;  // fp32 flop/s of the whole device
+  double mem_bw_Bps = 1e11;  // bytes/s
+  double efficiency = 1.0;   // achieved fraction of the roofline, in (0, 1]
+  std::string source;        // where the figures come from
+
+  // Forward + backward of one minibatch of `batch` samples.
+  double step_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
+  // An elementwise pass over n floats touching `streams` vectors, with `flops_per_elem` arithmetic.
+  double elementwise_time_s(double n, double streams, double flops_per_elem = 1.0) const;
+};
+
+// Reads a device object ({"peak_flops": .., "mem_bw_Bps": .., "efficiency": .., "source": ..}).
+Device read_device(ConfigReader& r, const std::string& name);
+// Looks `name` up in a catalog file (platforms/devices.json): {"devices": {"name": {...}, ...}}.
+Device find_device(const std::string& catalog_file, const std::string& name, const std::string& where);
+
+}  // namespace dts::sim

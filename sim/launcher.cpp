@@ -1,0 +1,66 @@
+// The simulation driver. An exception in any rank (bad input discovered late, a broken invariant turned
+// into an exception) stops every actor and is rethrown to the caller after the engine returns.
+#include "sim/launcher.hpp"
+
+#include <exception>
+
+#include <simgrid/version.h>
+
+#include "sim/sim_comm.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+
+SimOutcome run_simulation(const SimJob& job) {
+  std::vector<std::string> args = {"dtsim", "--log=xbt_cfg.thres:warning"};
+  args.insert(args.end(), job.simgrid_args.begin(), job.simgrid_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine engine(&argc, argv.data());
+
+  const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks);
+  SimWorld world(hosts);
+  std::exception_ptr failure;
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+
+  for (Rank r = 0; r < job.ranks; ++r) {
+    sg4::Host* host = hosts[static_cast<std::size_t>(r)];
+    sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
+      try {
+        SimComm comm(world, r);
+        SimNode node(host);
+        auto compute = job.make_compute(r, host);
+        auto recorder = job.make_recorder(comm);
+        Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
+        job.main(ctx);
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;  // SimGrid unwinds killed actors with this; it must pass through
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+        sg4::Actor::kill_all();
+      }
+    });
+  }
+  engine.run();
+  if (failure) std::rethrow_exception(failure);
+  if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");
+  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}};
+  for (Rank r = 0; r < job.ranks; ++r) {
+    out.bytes_sent.push_back(world.bytes_sent(r));
+    out.bytes_received.push_back(world.bytes_received(r));
+  }
+  return out;
+}
+
+}  // namespace dts::sim
+
+namespace dts::sim {
+std::string simgrid_version() {
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+}  // namespace dts::sim

@@ -1,0 +1,43 @@
+// Runs one simulated training: builds the platform, starts one actor per rank running the algorithm
+// against SimComm/SimCompute, and runs SimGrid to the end. One simulation per process: SimGrid allows
+// a single Engine per process, so callers that run several (variants, tests) fork first.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "sim/platform.hpp"
+
+namespace dts::sim {
+
+struct SimJob {
+  PlatformSpec platform;
+  int ranks = 1;
+  int workers = 1;
+  std::int64_t steps = 1;
+  RankMain main;
+  // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests).
+  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*)> make_compute;
+  // One recorder per rank; called inside the rank's actor.
+  std::function<std::unique_ptr<Recorder>(Comm&)> make_recorder;
+  std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine
+};
+
+struct SimOutcome {
+  double simulated_time_s = 0;
+  std::uint64_t messages = 0;
+  std::vector<std::uint64_t> bytes_sent, bytes_received;  // per rank, modeled
+};
+
+SimOutcome run_simulation(const SimJob& job);
+
+}  // namespace dts::sim
+
+namespace dts::sim {
+// "3.32.0": for config.resolved.json.
+std::string simgrid_version();
+}  // namespace dts::sim

@@ -1,0 +1,93 @@
+// SimComm requests: thin handles over the SimWorld's OpStates; blocking waits park the actor on its rank's
+// condition variable in simulated time.
+#include "sim/sim_comm.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+namespace {
+
+class SimRequest final : public detail::RequestImpl {
+ public:
+  SimRequest(SimWorld& world, std::shared_ptr<OpState> op) : world_(world), op_(std::move(op)) {}
+  ~SimRequest() override { world_.cancel(*op_); }  // a pending receive must not write into a dead buffer
+  bool test() override { return op_->done; }
+  Status wait(double timeout_s) override {
+    if (!world_.wait_until(op_->owner, [this] { return op_->done; }, timeout_s)) return Status::kTimeout;
+    return op_->status;
+  }
+  Rank source() const override { return op_->source; }
+  void cancel() override { world_.cancel(*op_); }
+
+ private:
+  SimWorld& world_;
+  std::shared_ptr<OpState> op_;
+};
+
+class SimActivity final : public Activity {
+ public:
+  explicit SimActivity(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
+  void join() override { actor_->join(); }
+
+ private:
+  sg4::ActorPtr actor_;
+};
+
+class SimMutex final : public Mutex {
+ public:
+  void lock() override { m_->lock(); }
+  void unlock() override { m_->unlock(); }
+
+ private:
+  sg4::MutexPtr m_ = sg4::Mutex::create();
+};
+
+}  // namespace
+
+double SimComm::now_s() const { return sg4::Engine::get_clock(); }
+
+Request SimComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
+  const std::uint64_t bytes = opts.modeled_bytes.value_or(sizeof(float) * data.count);
+  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes)));
+}
+
+Request SimComm::irecv(Rank src, Tag tag, Slice data) {
+  DTS_ASSERT(src >= 0 && src < size(), "receive from a rank outside the world");
+  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data)));
+}
+
+Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
+  return Request(std::make_unique<SimRequest>(
+      world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data)));
+}
+
+Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
+  DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
+             "wait_any on no valid request");
+  std::size_t index = 0;
+  world_.wait_until(
+      rank_,
+      [&] {
+        for (std::size_t i = 0; i < reqs.size(); ++i) {
+          if (reqs[i].valid() && reqs[i].test()) {
+            index = i;
+            return true;
+          }
+        }
+        return false;
+      },
+      kForever);
+  Completion c{index, reqs[index].source(), reqs[index].wait(0)};
+  reqs[index].reset();
+  return c;
+}
+
+std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
+  return std::make_unique<SimActivity>(sg4::Actor::create(name, host_, std::move(fn)));
+}
+
+std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }
+
+void SimNode::sleep_for(double seconds) { sg4::this_actor::sleep_for(seconds); }
+
+}  // namespace dts::sim

@@ -1,0 +1,39 @@
+// The seam on SimGrid: Comm over a SimWorld, and Node (spawn, mutex, sleep) as actors on the rank's host.
+#pragma once
+
+#include "algorithms/api/comm.hpp"
+#include "algorithms/api/node.hpp"
+#include "sim/sim_world.hpp"
+
+namespace dts::sim {
+
+class SimComm final : public Comm {
+ public:
+  SimComm(SimWorld& world, Rank rank) : world_(world), rank_(rank) {}
+  Rank rank() const override { return rank_; }
+  int size() const override { return world_.size(); }
+  double now_s() const override;
+  Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
+  Request irecv(Rank src, Tag tag, Slice data) override;
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
+  Completion wait_any(std::span<Request> reqs) override;
+  std::uint64_t bytes_sent() const override { return world_.bytes_sent(rank_); }
+  std::uint64_t bytes_received() const override { return world_.bytes_received(rank_); }
+
+ private:
+  SimWorld& world_;
+  Rank rank_;
+};
+
+class SimNode final : public Node {
+ public:
+  explicit SimNode(simgrid::s4u::Host* host) : host_(host) {}
+  std::unique_ptr<Activity> spawn(const std::string& name, std::function<void()> fn) override;
+  std::unique_ptr<Mutex> make_mutex() override;
+  void sleep_for(double seconds) override;
+
+ private:
+  simgrid::s4u::Host* host_;
+};
+
+}  // namespace dts::sim

@@ -1,0 +1,117 @@
+// SimWorld: eager sends through courier actors, ordered delivery per pair, MPI-style matching.
+#include "sim/sim_world.hpp"
+
+#include <algorithm>
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+
+SimWorld::SimWorld(std::vector<sg4::Host*> hosts) : boxes_(hosts.size()) {
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    Box& b = boxes_[i];
+    b.host = hosts[i];
+    b.mutex = sg4::Mutex::create();
+    b.cv = sg4::ConditionVariable::create();
+    b.next_seq_out.assign(hosts.size(), 0);
+    b.next_seq_in.assign(hosts.size(), 0);
+  }
+}
+
+std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes) {
+  DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
+  Box& from = boxes_[static_cast<std::size_t>(src)];
+  auto msg = std::make_shared<Message>();
+  msg->src = src;
+  msg->tag = tag;
+  msg->data.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
+  msg->count = data.count;
+  msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
+  from.bytes_sent += bytes;
+  ++messages_;
+  auto op = std::make_shared<OpState>();
+  op->owner = src;
+  sg4::Host* src_host = host(src);
+  sg4::Host* dst_host = host(dst);
+  // The courier carries the message over the modeled network, then hands it to the destination.
+  sg4::Actor::create("msg", src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
+    if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
+    boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
+    arrive(dst, msg);
+    op->done = true;
+    boxes_[static_cast<std::size_t>(op->owner)].cv->notify_all();
+  });
+  return op;
+}
+
+void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
+  Box& box = boxes_[static_cast<std::size_t>(dst)];
+  auto& expected = box.next_seq_in[static_cast<std::size_t>(msg->src)];
+  if (msg->seq != expected) {  // a later message overtook an earlier one on the wire: hold it
+    box.held.emplace(std::make_pair(msg->src, msg->seq), std::move(msg));
+    return;
+  }
+  const Rank src = msg->src;
+  match_or_queue(box, std::move(msg));
+  ++expected;
+  for (auto it = box.held.find({src, expected}); it != box.held.end(); it = box.held.find({src, expected})) {
+    match_or_queue(box, std::move(it->second));
+    box.held.erase(it);
+    ++expected;
+  }
+}
+
+bool SimWorld::matches(const OpState& op, const Message& msg) {
+  return op.tag == msg.tag && std::find(op.srcs.begin(), op.srcs.end(), msg.src) != op.srcs.end();
+}
+
+void SimWorld::complete_recv(OpState& op, const Message& msg) {
+  DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
+                                            " floats for a message of " + std::to_string(msg.count) +
+                                            " (tag " + std::to_string(msg.tag) + ")");
+  if (!op.buf.data.empty() && !msg.data.empty()) std::copy(msg.data.begin(), msg.data.end(), op.buf.data.begin());
+  op.source = msg.src;
+  op.status = Status::kOk;
+  op.done = true;
+}
+
+void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
+  const auto it = std::find_if(box.posted.begin(), box.posted.end(),
+                               [&](const std::shared_ptr<OpState>& op) { return matches(*op, *msg); });
+  if (it == box.posted.end()) {
+    box.unexpected.push_back(std::move(msg));
+    return;
+  }
+  complete_recv(**it, *msg);
+  box.posted.erase(it);
+  box.cv->notify_all();
+}
+
+std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf) {
+  Box& box = boxes_[static_cast<std::size_t>(me)];
+  auto op = std::make_shared<OpState>();
+  op->is_recv = true;
+  op->owner = me;
+  op->tag = tag;
+  op->srcs = std::move(srcs);
+  op->buf = buf;
+  const auto it = std::find_if(box.unexpected.begin(), box.unexpected.end(),
+                               [&](const std::shared_ptr<Message>& m) { return matches(*op, *m); });
+  if (it != box.unexpected.end()) {
+    complete_recv(*op, **it);
+    box.unexpected.erase(it);
+  } else {
+    box.posted.push_back(op);
+  }
+  return op;
+}
+
+void SimWorld::cancel(OpState& op) {
+  if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already on the wire
+  auto& posted = boxes_[static_cast<std::size_t>(op.owner)].posted;
+  std::erase_if(posted, [&](const std::shared_ptr<OpState>& p) { return p.get() == &op; });
+  op.status = Status::kCancelled;
+  op.done = true;
+}
+
+}  // namespace dts::sim

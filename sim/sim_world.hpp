@@ -1,0 +1,93 @@
+// Message matching for all ranks of one simulation, MPI-like and eager (as TCP with large socket buffers):
+// a send starts its flow at once on the modeled network (s4u::Comm::sendto between the two hosts), and on
+// arrival the message is matched against the destination's posted receives in post order, or queued as
+// unexpected. Messages of one (source, destination) pair are delivered in send order even when a small one
+// overtakes a big one on the wire, which gives MPI's non-overtaking rule. Mailboxes are not used: their
+// rendezvous semantics would delay a send until the receive is posted (SIMGRID_NOTES.md §2.3).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/api/comm.hpp"
+
+namespace dts::sim {
+
+// One posted operation; shared by its Request and, while pending, by the world.
+struct OpState {
+  bool is_recv = false;
+  bool done = false;
+  Status status = Status::kOk;
+  Rank owner = -1;   // the rank that waits on it
+  Rank source = -1;  // sender of a completed receive
+  Tag tag = 0;
+  std::vector<Rank> srcs;  // receive: acceptable senders
+  Slice buf;               // receive: destination buffer
+};
+
+class SimWorld {
+ public:
+  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts);
+  int size() const { return static_cast<int>(boxes_.size()); }
+  simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
+
+  std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes);
+  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf);
+  void cancel(OpState& op);
+  // Blocks the calling actor until `ready()` or until timeout_s of simulated time; returns ready().
+  template <typename Pred>
+  bool wait_until(Rank me, Pred ready, double timeout_s);
+
+  std::uint64_t bytes_sent(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_sent; }
+  std::uint64_t bytes_received(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_received; }
+  std::uint64_t messages_sent() const { return messages_; }
+
+ private:
+  struct Message {
+    Rank src = -1;
+    Tag tag = 0;
+    std::vector<float> data;
+    std::size_t count = 0;
+    std::uint64_t seq = 0;
+  };
+  struct Box {
+    simgrid::s4u::Host* host = nullptr;
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr cv;
+    std::deque<std::shared_ptr<Message>> unexpected;
+    std::vector<std::shared_ptr<OpState>> posted;
+    std::vector<std::uint64_t> next_seq_out;                     // per destination
+    std::vector<std::uint64_t> next_seq_in;                      // per source
+    std::map<std::pair<Rank, std::uint64_t>, std::shared_ptr<Message>> held;  // arrived out of order
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+  };
+  void arrive(Rank dst, std::shared_ptr<Message> msg);
+  void match_or_queue(Box& box, std::shared_ptr<Message> msg);
+  static bool matches(const OpState& op, const Message& msg);
+  static void complete_recv(OpState& op, const Message& msg);
+
+  std::vector<Box> boxes_;
+  std::uint64_t messages_ = 0;
+};
+
+template <typename Pred>
+bool SimWorld::wait_until(Rank me, Pred ready, double timeout_s) {
+  Box& box = boxes_[static_cast<std::size_t>(me)];
+  std::unique_lock<simgrid::s4u::Mutex> lock(*box.mutex);
+  const double deadline = simgrid::s4u::Engine::get_clock() + timeout_s;
+  while (!ready()) {
+    if (timeout_s == kForever) {
+      box.cv->wait(lock);
+    } else if (box.cv->wait_until(lock, deadline) == std::cv_status::timeout) {
+      return ready();
+    }
+  }
+  return true;
+}
+
+}  // namespace dts::sim

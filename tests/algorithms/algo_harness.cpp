@@ -1,0 +1,75 @@
+// run_quadratic(): a SimJob with QuadraticCompute ranks and a recorder that captures the final model.
+#include "tests/algorithms/algo_harness.hpp"
+
+#include <cmath>
+
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/algorithm.hpp"
+#include "sim/launcher.hpp"
+#include "tests/support/isolated.hpp"
+
+namespace dts::test {
+namespace {
+
+class CaptureRecorder final : public Recorder {
+ public:
+  CaptureRecorder(Comm& comm, nlohmann::json& out) : comm_(comm), out_(out) {}
+  void step(std::int64_t step, float) override { out_["steps"][static_cast<std::size_t>(comm_.rank())] = step; }
+  bool eval_due(std::int64_t step) const override { return step % 10 == 0; }
+  void evaluate(std::int64_t step, ConstSlice params, bool final) override {
+    out_["evals"] = out_.value("evals", 0) + 1;
+    if (final) {
+      out_["final"] = std::vector<float>(params.data.begin(), params.data.end());
+      out_["final_step"] = step;
+      out_["final_rank"] = comm_.rank();
+    }
+  }
+
+ private:
+  Comm& comm_;
+  nlohmann::json& out_;
+};
+
+}  // namespace
+
+nlohmann::json run_quadratic(const AlgoRun& run) {
+  return run_isolated([&] {
+    const AlgorithmSpec& spec = find_algorithm(run.algorithm, "test");
+    ConfigReader reader(run.config, "test", "/algorithm");
+    sim::SimJob job;
+    job.platform = run.platform;
+    job.workers = run.problem.workers;
+    job.ranks = spec.ranks(job.workers);
+    job.steps = run.steps;
+    job.main = spec.configure(reader, job.workers);
+    reader.finish();
+    job.simgrid_args = {"--log=root.thres:critical"};
+    const int first_worker = job.ranks - job.workers;
+    job.make_compute = [&](Rank r, simgrid::s4u::Host*) -> std::unique_ptr<Compute> {
+      return std::make_unique<QuadraticCompute>(run.problem, r - first_worker, [](double s) {
+        if (s > 0) simgrid::s4u::this_actor::sleep_for(s);
+      });
+    };
+    nlohmann::json out;
+    out["steps"] = std::vector<std::int64_t>(static_cast<std::size_t>(job.ranks), 0);
+    job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
+      return std::make_unique<CaptureRecorder>(comm, out);
+    };
+    const auto outcome = sim::run_simulation(job);
+    out["end_s"] = outcome.simulated_time_s;
+    out["messages"] = outcome.messages;
+    out["bytes_sent"] = outcome.bytes_sent;
+    return out;
+  });
+}
+
+double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p) {
+  const auto x = result.at("final").get<std::vector<double>>();
+  const auto m = p.mean_target();
+  double worst = 0;
+  for (std::size_t k = 0; k < m.size(); ++k) worst = std::max(worst, std::abs(x[k] - m[k]));
+  return worst;
+}
+
+}  // namespace dts::test

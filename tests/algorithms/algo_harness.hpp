@@ -1,0 +1,29 @@
+// Runs a registered algorithm on the quadratic test problem (tests/support/quadratic_compute.hpp) on the
+// simulator, in an isolated process, and returns the final reported model and the run's counters.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/platform.hpp"
+#include "tests/support/quadratic_compute.hpp"
+
+namespace dts::test {
+
+struct AlgoRun {
+  std::string algorithm;
+  nlohmann::json config = nlohmann::json::object();  // the algorithm's own keys
+  QuadraticProblem problem;
+  std::int64_t steps = 100;
+  sim::PlatformSpec platform;
+};
+
+// {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "end_s": t, "messages": m,
+//  "bytes_sent": [per rank]}; {"error": what} if the run threw.
+nlohmann::json run_quadratic(const AlgoRun& run);
+
+// max_k |x_k - mean_k| of the final model against the closed-form answer.
+double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p);
+
+}  // namespace dts::test

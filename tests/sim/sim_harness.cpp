@@ -1,0 +1,49 @@
+// simulate(): an Engine, the platform, a SimWorld and one actor per rank, in a forked child.
+#include "tests/sim/sim_harness.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include "tests/support/isolated.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::test {
+
+sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s) {
+  sim::PlatformSpec p;
+  p.name = "test_star";
+  p.hosts = hosts;
+  p.link_bandwidth_bps = bandwidth_bps;
+  p.link_latency_s = latency_s;
+  p.network_model = "LV08";
+  p.simgrid_config = {{"network/latency-factor", "1"}, {"network/bandwidth-factor", "1"}, {"network/crosstraffic", "0"}};
+  p.device.peak_flops = 1e9;
+  return p;
+}
+
+nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body) {
+  return run_isolated([&] {
+    int argc = 2;
+    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
+    char* argv[] = {arg0, arg1, nullptr};
+    sg4::Engine engine(&argc, argv);
+    const auto hosts = sim::build_platform(spec, ranks);
+    sim::SimWorld world(hosts);
+    nlohmann::json out;
+    out["rank"] = nlohmann::json::array();
+    for (int r = 0; r < ranks; ++r) out["rank"].push_back(nlohmann::json::object());
+    for (int r = 0; r < ranks; ++r) {
+      sg4::Actor::create("rank-" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
+        sim::SimComm comm(world, r);
+        sim::SimNode node(hosts[static_cast<std::size_t>(r)]);
+        body(comm, node, out["rank"][static_cast<std::size_t>(r)]);
+      });
+    }
+    engine.run();
+    out["end_s"] = sg4::Engine::get_clock();
+    out["messages"] = world.messages_sent();
+    return out;
+  });
+}
+
+}  // namespace dts::test

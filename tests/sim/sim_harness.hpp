@@ -1,0 +1,24 @@
+// Test harness for the SimGrid backend: runs a body on every rank of a small platform in an isolated child
+// process (one SimGrid engine per process) and returns the JSON the bodies wrote.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/platform.hpp"
+#include "sim/sim_comm.hpp"
+
+namespace dts::test {
+
+// A star of `hosts` hosts with split-duplex links, LV08 with its correction factors pinned to 1 and no
+// cross-traffic (the reverse ACK flow that takes 5 % of a busy reverse link), so that a
+// message of S bytes between two hosts takes exactly 2 * latency + S / bandwidth.
+sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s);
+
+using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nlohmann::json& out)>;
+// out["rank"][r] is rank r's output object; out["end_s"] the simulated end time.
+nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body);
+
+}  // namespace dts::test

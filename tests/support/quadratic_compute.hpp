@@ -1,0 +1,45 @@
+// A Compute with a known answer (STYLE.md §7): worker i minimizes f_i(x) = 1/2 |x - c_i|^2, so the
+// minimizer of the sum, which every consensus algorithm must reach, is the mean of the c_i. No kernels and
+// no data set; time is charged through a callback (simulated time in tests/sim, nothing elsewhere).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "algorithms/api/compute.hpp"
+
+namespace dts::test {
+
+struct QuadraticProblem {
+  int workers = 4;
+  std::size_t dim = 8;
+  std::uint64_t seed = 7;
+  double lr = 0.1;
+  double step_time_s = 1e-3;  // charged per forward_backward
+  bool same_target = false;   // every worker gets c_0 (a consensus problem with no disagreement)
+  // c_i for worker index i (0-based), drawn from Rng(seed, i, "quadratic") in [-1, 1].
+  std::vector<float> target(int worker) const;
+  std::vector<double> mean_target() const;
+};
+
+class QuadraticCompute final : public Compute {
+ public:
+  // worker < 0: a server rank without a data term.
+  QuadraticCompute(const QuadraticProblem& p, int worker, std::function<void(double)> charge);
+  std::size_t num_params() const override { return p_.dim; }
+  bool real() const override { return true; }
+  std::vector<model::ParamBlock> param_blocks() const override { return {{"x", 0, p_.dim}}; }
+  std::int64_t steps_per_epoch() const override { return 1; }
+  void init_params(Slice params) override;
+  float forward_backward(ConstSlice params, Slice grads) override;
+  void optimizer_step(Slice params, ConstSlice grads) override;
+  double learning_rate() const override { return p_.lr; }
+  void charge_elementwise(std::size_t n, int streams) override;
+
+ private:
+  QuadraticProblem p_;
+  std::vector<float> c_;
+  std::function<void(double)> charge_;
+};
+
+}  // namespace dts::test
