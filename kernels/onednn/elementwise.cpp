@@ -29,8 +29,8 @@ Relu::Relu(std::size_t n) : impl_(std::make_unique<Impl>()) {
     const auto md = f32_md({static_cast<dnnl::memory::dim>(n)}, Tag::x);
     const dnnl::eltwise_forward::primitive_desc fwd_pd(
         {dnnl::prop_kind::forward_training, algorithm::eltwise_relu, md, 0.0f, 0.0f}, detail::engine());
-    const dnnl::eltwise_backward::primitive_desc bwd_pd({algorithm::eltwise_relu, md, md, 0.0f, 0.0f},
-                                                        detail::engine(), fwd_pd);
+    const dnnl::eltwise_backward::primitive_desc bwd_pd({algorithm::eltwise_relu, md, md, 0.0f, 0.0f}, detail::engine(),
+                                                        fwd_pd);
     m.fwd = dnnl::eltwise_forward(fwd_pd);
     m.bwd = dnnl::eltwise_backward(bwd_pd);
     m.src = detail::unbound(md), m.dst = detail::unbound(md);

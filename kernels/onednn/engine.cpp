@@ -39,8 +39,7 @@ void Staged::store() {
 }
 
 void throw_kernel_error(const std::string& layer, const dnnl::error& e) {
-  throw KernelError(layer + ": oneDNN error (status " + std::to_string(static_cast<int>(e.status)) +
-                    "): " + e.what());
+  throw KernelError(layer + ": oneDNN error (status " + std::to_string(static_cast<int>(e.status)) + "): " + e.what());
 }
 
 }  // namespace dts::kernels::onednn::detail

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
-
 #include <string>
 #include <utility>
 

@@ -34,9 +34,9 @@ namespace {
 
 std::string describe(Pool2d::Kind kind, const PoolShape& s) {
   auto str = [](int v) { return std::to_string(v); };
-  return std::string(kind == Pool2d::Kind::kMax ? "onednn::Pool2d(max" : "onednn::Pool2d(avg") +
-         ", N=" + str(s.N) + ", C=" + str(s.C) + ", H=" + str(s.H) + ", W=" + str(s.W) + ", K=" + str(s.K) +
-         ", stride=" + str(s.stride) + ", pad=" + str(s.pad) + (s.ceil_mode ? ", ceil" : "") + ")";
+  return std::string(kind == Pool2d::Kind::kMax ? "onednn::Pool2d(max" : "onednn::Pool2d(avg") + ", N=" + str(s.N) +
+         ", C=" + str(s.C) + ", H=" + str(s.H) + ", W=" + str(s.W) + ", K=" + str(s.K) + ", stride=" + str(s.stride) +
+         ", pad=" + str(s.pad) + (s.ceil_mode ? ", ceil" : "") + ")";
 }
 
 // Divisors along one axis for each output position: Caffe's (window clipped to the padded input) and the

@@ -30,7 +30,7 @@ class WeightedPrimitives {
 
  private:
   dnnl::primitive fwd_, bwd_data_, bwd_weights_;
-  Staged src_, weights_, dst_;                   // forward
+  Staged src_, weights_, dst_;                     // forward
   Staged bd_diff_src_, bd_weights_, bd_diff_dst_;  // backward data
   Staged bw_src_, bw_diff_weights_, bw_diff_dst_;  // backward weights
   dnnl::memory bias_, diff_bias_;

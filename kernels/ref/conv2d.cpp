@@ -111,11 +111,11 @@ void conv2d_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias
   }
 }
 
-#define DTS_INSTANTIATE(T)                                                                                   \
-  template void conv2d_forward<T>(std::span<T>, std::span<const T>, std::span<const T>, std::span<const T>, \
-                                  const ConvShape&);                                                        \
-  template void conv2d_backward<T>(std::span<T>, std::span<T>, std::span<T>, std::span<const T>,            \
-                                   std::span<const T>, std::span<const T>, const ConvShape&);
+#define DTS_INSTANTIATE(T)                                                                                           \
+  template void conv2d_forward<T>(std::span<T>, std::span<const T>, std::span<const T>, std::span<const T>,          \
+                                  const ConvShape&);                                                                 \
+  template void conv2d_backward<T>(std::span<T>, std::span<T>, std::span<T>, std::span<const T>, std::span<const T>, \
+                                   std::span<const T>, const ConvShape&);
 DTS_INSTANTIATE(float)
 DTS_INSTANTIATE(double)
 #undef DTS_INSTANTIATE

@@ -42,10 +42,10 @@ void dropout_backward(std::span<T> dinp, std::span<const T> dout, std::span<cons
   for (std::size_t i = 0; i < dout.size(); ++i) dinp[i] = dout[i] * static_cast<T>(mask[i]);
 }
 
-#define DTS_INSTANTIATE(T)                                                                           \
-  template void relu_forward<T>(std::span<T>, std::span<const T>);                                  \
-  template void relu_backward<T>(std::span<T>, std::span<const T>, std::span<const T>);             \
-  template void dropout_forward<T>(std::span<T>, std::span<const T>, std::span<const float>);       \
+#define DTS_INSTANTIATE(T)                                                                    \
+  template void relu_forward<T>(std::span<T>, std::span<const T>);                            \
+  template void relu_backward<T>(std::span<T>, std::span<const T>, std::span<const T>);       \
+  template void dropout_forward<T>(std::span<T>, std::span<const T>, std::span<const float>); \
   template void dropout_backward<T>(std::span<T>, std::span<const T>, std::span<const float>);
 DTS_INSTANTIATE(float)
 DTS_INSTANTIATE(double)

@@ -30,8 +30,8 @@ template <typename T>
 void conv2d_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias, std::span<const T> dout,
                      std::span<const T> inp, std::span<const T> weight, const ConvShape& s);
 
-// Max pooling. out (N, C, OH, OW); argmax (N, C, OH, OW) holds the flat input index of each max
-// (ties: the first in row-major window order).
+// Max pooling. out (N, C, OH, OW); argmax (N, C, OH, OW) holds the flat input index of each max, an index
+// into the whole inp tensor (ties: the first in row-major window order).
 template <typename T>
 void maxpool2d_forward(std::span<T> out, std::span<std::int32_t> argmax, std::span<const T> inp,
                        const PoolShape& s);

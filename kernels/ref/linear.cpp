@@ -23,8 +23,8 @@ std::size_t elems(int a, int b) { return static_cast<std::size_t>(a) * static_ca
 }  // namespace
 
 template <typename T>
-void linear_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias,
-                    int N, int C, int OC) {
+void linear_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias, int N,
+                    int C, int OC) {
   DTS_ASSERT(out.size() == elems(N, OC), "linear_forward: out must be (N, OC)");
   DTS_ASSERT(inp.size() == elems(N, C), "linear_forward: inp must be (N, C)");
   DTS_ASSERT(weight.size() == elems(OC, C), "linear_forward: weight must be (OC, C)");
@@ -71,11 +71,11 @@ void linear_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias
   for (int n = 0; n < N; ++n) axpy(dbias.data(), T(1), dout.data() + elems(n, OC), OC);
 }
 
-#define DTS_INSTANTIATE(T)                                                                                   \
-  template void linear_forward<T>(std::span<T>, std::span<const T>, std::span<const T>, std::span<const T>, \
-                                  int, int, int);                                                           \
-  template void linear_backward<T>(std::span<T>, std::span<T>, std::span<T>, std::span<const T>,            \
-                                   std::span<const T>, std::span<const T>, int, int, int);
+#define DTS_INSTANTIATE(T)                                                                                            \
+  template void linear_forward<T>(std::span<T>, std::span<const T>, std::span<const T>, std::span<const T>, int, int, \
+                                  int);                                                                               \
+  template void linear_backward<T>(std::span<T>, std::span<T>, std::span<T>, std::span<const T>, std::span<const T>,  \
+                                   std::span<const T>, int, int, int);
 DTS_INSTANTIATE(float)
 DTS_INSTANTIATE(double)
 #undef DTS_INSTANTIATE

@@ -41,8 +41,7 @@ void check_sizes(std::size_t out, std::size_t inp, const PoolShape& s, const cha
 }  // namespace
 
 template <typename T>
-void maxpool2d_forward(std::span<T> out, std::span<std::int32_t> argmax, std::span<const T> inp,
-                       const PoolShape& s) {
+void maxpool2d_forward(std::span<T> out, std::span<std::int32_t> argmax, std::span<const T> inp, const PoolShape& s) {
   check_sizes(out.size(), inp.size(), s, "maxpool2d_forward");
   DTS_ASSERT(argmax.size() == out.size(), "maxpool2d_forward: argmax must be (N, C, OH, OW)");
   DTS_ASSERT(inp.size() <= 0x7fffffffu, "maxpool2d_forward: input too large for int32 argmax");
@@ -110,7 +109,7 @@ void avgpool2d_backward(std::span<T> dinp, std::span<const T> dout, const PoolSh
   }
 }
 
-#define DTS_INSTANTIATE(T)                                                                                          \
+#define DTS_INSTANTIATE(T)                                                                                         \
   template void maxpool2d_forward<T>(std::span<T>, std::span<std::int32_t>, std::span<const T>, const PoolShape&); \
   template void maxpool2d_backward<T>(std::span<T>, std::span<const T>, std::span<const std::int32_t>,             \
                                       const PoolShape&);                                                           \

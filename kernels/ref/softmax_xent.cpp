@@ -44,8 +44,8 @@ T softmax_xent_forward(std::span<T> probs, std::span<const T> logits, std::span<
 }
 
 template <typename T>
-void softmax_xent_backward(std::span<T> dlogits, std::span<const T> probs, std::span<const std::int32_t> labels,
-                           int N, int K) {
+void softmax_xent_backward(std::span<T> dlogits, std::span<const T> probs, std::span<const std::int32_t> labels, int N,
+                           int K) {
   check_sizes(dlogits.size(), probs.size(), labels, N, K, "softmax_xent_backward");
   const T inv_n = T(1) / static_cast<T>(N);
   for (int n = 0; n < N; ++n)
@@ -55,11 +55,9 @@ void softmax_xent_backward(std::span<T> dlogits, std::span<const T> probs, std::
     }
 }
 
-#define DTS_INSTANTIATE(T)                                                                                  \
-  template T softmax_xent_forward<T>(std::span<T>, std::span<const T>, std::span<const std::int32_t>, int, \
-                                     int);                                                                 \
-  template void softmax_xent_backward<T>(std::span<T>, std::span<const T>, std::span<const std::int32_t>,  \
-                                         int, int);
+#define DTS_INSTANTIATE(T)                                                                                       \
+  template T softmax_xent_forward<T>(std::span<T>, std::span<const T>, std::span<const std::int32_t>, int, int); \
+  template void softmax_xent_backward<T>(std::span<T>, std::span<const T>, std::span<const std::int32_t>, int, int);
 DTS_INSTANTIATE(float)
 DTS_INSTANTIATE(double)
 #undef DTS_INSTANTIATE

@@ -127,8 +127,8 @@ TEST_CASE("model::Network: oneDNN and ref give the same loss and gradients", "[k
     CAPTURE(cs.name);
     auto r = test::make_problem(cs.name, Backend::kRef, cs.c, cs.h, cs.w, 10, cs.N, 21);
     auto o = test::make_problem(cs.name, Backend::kOnednn, cs.c, cs.h, cs.w, 10, cs.N, 21);
-    REQUIRE(r.params == o.params);
-    REQUIRE(r.x == o.x);
+    REQUIRE(std::ranges::equal(r.params, o.params));
+    REQUIRE(std::ranges::equal(r.x, o.x));
     const float lr = r.run(), lo = o.run();
     CHECK(lo == Approx(lr).epsilon(1e-5));
     for (const auto& b : r.net->param_blocks()) {

@@ -64,12 +64,12 @@ TEST_CASE("model::init_params: deterministic, within +-1/sqrt(fan_in), filling t
   net->init_params(a, 42);
   net->init_params(b, 42);
   net->init_params(c, 43);
-  CHECK(a == b);
-  CHECK(a != c);
+  CHECK(std::ranges::equal(a, b));
+  CHECK(!std::ranges::equal(a, c));
   // The same seed gives the same parameters on a second network object (every rank builds its own).
   std::vector<float> d(a.size());
   make_network("lenet", Backend::kRef, 1, 28, 28, 10)->init_params(d, 42);
-  CHECK(a == d);
+  CHECK(std::ranges::equal(a, d));
   const double fan_in[] = {25, 25, 500, 500, 800, 800, 500, 500};  // per block: conv1, conv2, fc1, fc2
   const auto blocks = net->param_blocks();
   for (std::size_t i = 0; i < blocks.size(); ++i) {
@@ -135,7 +135,7 @@ TEST_CASE("model::Network: buffers reused across batch sizes give the same resul
     const auto r1 = p.net->evaluate(p.params, ds, 2);  // batches of 2 and 1
     const float l2 = p.run();
     CHECK(l1 == l2);
-    CHECK(g1 == p.grads);
+    CHECK(std::ranges::equal(g1, p.grads));
     const auto r2 = p.net->evaluate(p.params, ds, 1000);
     CHECK(r1.total == 3);
     CHECK(r1.correct == r2.correct);

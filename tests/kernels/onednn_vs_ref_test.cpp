@@ -5,7 +5,6 @@
 // vectorises its reductions); a sum of n random terms then differs by ~sqrt(n) * 6e-8 relative, so NMSE
 // grows with the reduction length: see kTol* below.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 
@@ -36,10 +35,15 @@ Vec garbage(std::size_t n) { return Vec(n, 1e30f); }
 
 TEST_CASE("onednn::Linear matches ref::linear", "[kernels][onednn]") {
   const auto [N, C, OC] = GENERATE(table<int, int, int>({
-      {3, 5, 7}, {1, 1, 1},                   // odd shapes
-      {64, 800, 500}, {64, 500, 10},          // LeNet ip1, ip2
-      {100, 1024, 64}, {100, 64, 10},         // cifar10-quick ip1, ip2
-      {128, 784, 1024}, {128, 1024, 1024}}));  // MLP
+      {3, 5, 7},         // odd
+      {1, 1, 1},         // degenerate
+      {64, 800, 500},    // LeNet ip1
+      {64, 500, 10},     // LeNet ip2
+      {100, 1024, 64},   // cifar10-quick ip1
+      {100, 64, 10},     // cifar10-quick ip2
+      {128, 784, 1024},  // MLP
+      {128, 1024, 1024},
+  }));
   CAPTURE(N, C, OC);
   onednn::Linear layer(N, C, OC);
   for (std::uint64_t round = 0; round < kRounds; ++round) {
@@ -70,9 +74,9 @@ TEST_CASE("onednn::Conv2d matches ref::conv2d", "[kernels][onednn]") {
   const ConvShape s = GENERATE(values<ConvShape>({
       {.N = 2, .C = 3, .H = 9, .W = 7, .OC = 4, .KH = 3, .KW = 3, .stride = 2, .pad = 1},
       {.N = 3, .C = 2, .H = 6, .W = 9, .OC = 5, .KH = 2, .KW = 4, .stride = 1, .pad = 1},
-      {.N = 64, .C = 1, .H = 28, .W = 28, .OC = 20, .KH = 5, .KW = 5},    // LeNet conv1
-      {.N = 64, .C = 20, .H = 12, .W = 12, .OC = 50, .KH = 5, .KW = 5},   // LeNet conv2
-      {.N = 100, .C = 3, .H = 32, .W = 32, .OC = 32, .KH = 5, .KW = 5, .pad = 2},  // cifar10-quick conv1
+      {.N = 64, .C = 1, .H = 28, .W = 28, .OC = 20, .KH = 5, .KW = 5},              // LeNet conv1
+      {.N = 64, .C = 20, .H = 12, .W = 12, .OC = 50, .KH = 5, .KW = 5},             // LeNet conv2
+      {.N = 100, .C = 3, .H = 32, .W = 32, .OC = 32, .KH = 5, .KW = 5, .pad = 2},   // cifar10-quick conv1
       {.N = 100, .C = 32, .H = 16, .W = 16, .OC = 32, .KH = 5, .KW = 5, .pad = 2},  // conv2
       {.N = 100, .C = 32, .H = 8, .W = 8, .OC = 64, .KH = 5, .KW = 5, .pad = 2},    // conv3
   }));
@@ -113,8 +117,8 @@ TEST_CASE("onednn::Pool2d matches ref max/avg pooling, ceil mode included", "[ke
       {.N = 2, .C = 2, .H = 5, .W = 5, .K = 3, .stride = 1, .pad = 1},
       {.N = 2, .C = 2, .H = 6, .W = 7, .K = 3, .stride = 2, .pad = 1, .ceil_mode = true},
       {.N = 2, .C = 1, .H = 3, .W = 4, .K = 2, .stride = 2, .pad = 1, .ceil_mode = true},
-      {.N = 64, .C = 20, .H = 24, .W = 24, .K = 2, .stride = 2},                       // LeNet pool1
-      {.N = 64, .C = 50, .H = 8, .W = 8, .K = 2, .stride = 2},                         // LeNet pool2
+      {.N = 64, .C = 20, .H = 24, .W = 24, .K = 2, .stride = 2},                      // LeNet pool1
+      {.N = 64, .C = 50, .H = 8, .W = 8, .K = 2, .stride = 2},                        // LeNet pool2
       {.N = 100, .C = 32, .H = 32, .W = 32, .K = 3, .stride = 2, .ceil_mode = true},  // cifar10-quick pool1
       {.N = 100, .C = 32, .H = 16, .W = 16, .K = 3, .stride = 2, .ceil_mode = true},  // pool2
       {.N = 100, .C = 64, .H = 8, .W = 8, .K = 3, .stride = 2, .ceil_mode = true},    // pool3

@@ -4,7 +4,6 @@
 // max-pool inputs pairwise distinct with gaps far above the step), so differences never straddle one.
 // Gradient buffers are pre-filled with garbage to check that backward overwrites rather than accumulates.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numeric>
 #include <vector>

@@ -103,8 +103,7 @@ std::vector<T> random_distinct(std::size_t n, std::uint64_t seed, double lo = -1
 
 // n values with |x| in [min_abs, max_abs] and a random sign: inputs for ReLU away from its kink at 0.
 template <typename T>
-std::vector<T> random_away_from_zero(std::size_t n, std::uint64_t seed, double min_abs = 0.1,
-                                     double max_abs = 1.0) {
+std::vector<T> random_away_from_zero(std::size_t n, std::uint64_t seed, double min_abs = 0.1, double max_abs = 1.0) {
   std::vector<T> x(n);
   Rng rng(seed);
   for (auto& v : x) v = static_cast<T>((rng.below(2) ? 1.0 : -1.0) * rng.uniform(min_abs, max_abs));

@@ -1,0 +1,110 @@
+// The experiment runner end to end, through the dtsim binary: reproducible result files, a golden summary,
+// and clear input errors (exit code 2, the file and key named, no result directory left behind).
+#include <catch2/catch.hpp>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+
+namespace fs = std::filesystem;
+using dts::data::testing::TempDir;
+using dts::test::run_dtsim;
+using dts::test::slurp;
+using dts::test::tiny_experiment;
+using dts::test::write_json;
+
+TEST_CASE("dtsim run: the same experiment twice writes identical metrics and summaries", "[golden]") {
+  TempDir tmp;
+  write_json(tmp / "tiny.json", tiny_experiment());
+  for (const char* out : {"a", "b"}) {
+    const auto r = run_dtsim("run " + (tmp / "tiny.json").string() + " --out " + (tmp / out).string(), tmp / "");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+  }
+  for (const char* variant : {"allreduce_sgd", "easgd_async"}) {
+    for (const char* file : {"metrics.csv", "summary.json", "config.resolved.json"}) {
+      INFO(variant << "/" << file);
+      const std::string a = slurp(tmp / "a" / variant / file);
+      REQUIRE(!a.empty());
+      REQUIRE(a == slurp(tmp / "b" / variant / file));
+    }
+  }
+  // Both algorithms learn the synthetic task (a linear model separates its classes).
+  for (const char* variant : {"allreduce_sgd", "easgd_async"}) {
+    const auto s = nlohmann::json::parse(slurp(tmp / "a" / variant / "summary.json"));
+    INFO(variant << ": " << s.dump());
+    REQUIRE(s["test_accuracy"].get<double>() > 0.9);
+    REQUIRE(s["simulated_time_s"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("dtsim run: an unknown key is an input error naming its path, and nothing is written", "[golden]") {
+  TempDir tmp;
+  auto exp = tiny_experiment();
+  exp["algorithm"]["elastic_alfa"] = 0.5;
+  write_json(tmp / "bad.json", exp);
+  const auto r = run_dtsim("run " + (tmp / "bad.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("bad.json") && Catch::Contains("/algorithm/elastic_alfa") &&
+                          Catch::Contains("unknown key"));
+  REQUIRE(!fs::exists(tmp / "out"));
+}
+
+TEST_CASE("dtsim run: an out-of-range value and a bad --set are input errors", "[golden]") {
+  TempDir tmp;
+  write_json(tmp / "tiny.json", tiny_experiment());
+  const std::string base = "run " + (tmp / "tiny.json").string() + " --out " + (tmp / "out").string();
+  auto r = run_dtsim(base + " --set algorithm.optimizer.lr=-1", tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/algorithm/optimizer/lr") && Catch::Contains("out of range"));
+  r = run_dtsim(base + " --set algorithm.workers=many", tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/algorithm/workers"));
+  REQUIRE(!fs::exists(tmp / "out"));
+}
+
+TEST_CASE("dtsim run: a missing or truncated dataset file is an input error, and nothing is written", "[golden]") {
+  using namespace dts::data::testing;
+  TempDir tmp;
+  const Bytes pixels = pattern(10 * 28 * 28);
+  write_file(tmp / "train-images", idx3(10, 28, 28, pixels), true);
+  write_file(tmp / "train-labels", idx1(pattern(10, 3, 1)), true);
+  Bytes cut = idx3(10, 28, 28, pixels);
+  cut.resize(cut.size() - 100);
+  write_file(tmp / "test-images", cut);  // 100 bytes short of what its header promises
+  write_file(tmp / "test-labels", idx1(pattern(10, 3, 1)));
+  auto exp = tiny_experiment();
+  exp["model"]["name"] = "mlp";
+  exp["data"] = {{"name", "idx"},
+                 {"train_images", (tmp / "train-images").string()},
+                 {"train_labels", (tmp / "train-labels").string()},
+                 {"test_images", (tmp / "test-images").string()},
+                 {"test_labels", (tmp / "test-labels").string()}};
+  write_json(tmp / "truncated.json", exp);
+  auto r = run_dtsim("run " + (tmp / "truncated.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("test-images") && Catch::Contains("truncated"));
+  REQUIRE(!fs::exists(tmp / "out"));
+
+  exp["data"]["train_images"] = (tmp / "no-such-file").string();
+  write_json(tmp / "missing.json", exp);
+  r = run_dtsim("run " + (tmp / "missing.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/data/train_images") && Catch::Contains("no-such-file"));
+  REQUIRE(!fs::exists(tmp / "out"));
+}
+
+TEST_CASE("dtsim run: a missing experiment file or platform file is an input error", "[golden]") {
+  TempDir tmp;
+  auto r = run_dtsim("run " + (tmp / "nope.json").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("nope.json"));
+  auto exp = tiny_experiment();
+  exp["platform"] = "platforms/none.json";
+  write_json(tmp / "p.json", exp);
+  r = run_dtsim("run " + (tmp / "p.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/platform") && Catch::Contains("none.json"));
+  REQUIRE(!fs::exists(tmp / "out"));
+}
