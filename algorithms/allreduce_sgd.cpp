@@ -20,6 +20,7 @@ void allreduce_sgd_rank(Context& ctx, const AllreduceSgdConfig& cfg) {
   Vec params = compute.make_vec(), grads = compute.make_vec();
   compute.init_params(params);  // same seed, same model on every rank
   const float inv_p = 1.0f / static_cast<float>(everyone.size());
+  if (ctx.comm.rank() == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, params);
 
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     const float loss = compute.forward_backward(params, grads);           // 1. local gradient

@@ -56,6 +56,7 @@ void easgd_center(Context& ctx, float alpha) {
   const int P = ctx.workers;
   Vec center = compute.make_vec(), incoming = compute.make_vec(), none(0, true);
   compute.init_params(center);
+  if (ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, center);
   std::vector<Rank> workers;
   for (Rank r = 1; r <= P; ++r) workers.push_back(r);
   enum { kWeights, kDone };

@@ -29,8 +29,8 @@ constexpr double kF = sizeof(float);
 //     bwd_bytes = 4 * (out + in) [+ 4 * in]    read dout and the input, [write dinp]
 //   The data-gradient terms in [] are dropped for the first trainable layer (nothing before it needs dinp).
 //   param_bytes = 4 * (weights + biases).
-LayerCost cost_of_gemm_like(const std::string& name, double mac, double in, double out, double params,
-                            bool need_dinp, bool bwd) {
+LayerCost cost_of_gemm_like(const std::string& name, double mac, double in, double out, double params, bool need_dinp,
+                            bool bwd) {
   LayerCost c;
   c.name = name;
   c.fwd_flops_per_sample = 2 * mac + out;
@@ -79,7 +79,9 @@ class Linear final : public Layer {
 
  private:
 #ifdef DTS_WITH_ONEDNN
-  dnn::Linear& kernel(int N) { return cache_.get(N, [&] { return std::make_unique<dnn::Linear>(N, C_, OC_); }); }
+  dnn::Linear& kernel(int N) {
+    return cache_.get(N, [&] { return std::make_unique<dnn::Linear>(N, C_, OC_); });
+  }
   PerBatch<dnn::Linear> cache_;
 #endif
   Backend b_;
@@ -129,7 +131,9 @@ class Conv final : public Layer {
     return s;
   }
 #ifdef DTS_WITH_ONEDNN
-  dnn::Conv2d& kernel(int N) { return cache_.get(N, [&] { return std::make_unique<dnn::Conv2d>(shape(N)); }); }
+  dnn::Conv2d& kernel(int N) {
+    return cache_.get(N, [&] { return std::make_unique<dnn::Conv2d>(shape(N)); });
+  }
   PerBatch<dnn::Conv2d> cache_;
 #endif
   Backend b_;

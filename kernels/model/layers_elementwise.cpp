@@ -140,7 +140,9 @@ std::unique_ptr<Layer> make_relu(Backend b, std::string name, Dims in) {
 std::unique_ptr<Layer> make_dropout(Backend b, std::string name, Dims in, float p) {
   return std::make_unique<Dropout>(b, std::move(name), in, p);
 }
-std::unique_ptr<Layer> make_flatten(std::string name, Dims in) { return std::make_unique<Flatten>(std::move(name), in); }
+std::unique_ptr<Layer> make_flatten(std::string name, Dims in) {
+  return std::make_unique<Flatten>(std::move(name), in);
+}
 
 struct SoftmaxXentLoss::Impl {
   Backend b;
@@ -148,7 +150,9 @@ struct SoftmaxXentLoss::Impl {
   std::vector<float> probs;  // (N, K) of the last forward
 #ifdef DTS_WITH_ONEDNN
   PerBatch<dnn::SoftmaxXent> cache;
-  dnn::SoftmaxXent& kernel(int N) { return cache.get(N, [&] { return std::make_unique<dnn::SoftmaxXent>(N, K); }); }
+  dnn::SoftmaxXent& kernel(int N) {
+    return cache.get(N, [&] { return std::make_unique<dnn::SoftmaxXent>(N, K); });
+  }
 #endif
 };
 

@@ -152,12 +152,12 @@ class Sequential final : public Network {
   int classes_;
   std::vector<std::unique_ptr<Layer>> layers_;
   detail::SoftmaxXentLoss loss_;
-  std::vector<std::size_t> offset_;      // per layer: offset of its weight in the parameter buffer
-  std::vector<int> owner_;               // per layer: the layer whose buffer holds its output (-1: the input x)
+  std::vector<std::size_t> offset_;  // per layer: offset of its weight in the parameter buffer
+  std::vector<int> owner_;           // per layer: the layer whose buffer holds its output (-1: the input x)
   std::size_t num_params_ = 0;
-  int first_trainable_ = 0;              // backward runs for layers >= this one; it gets no dinp
-  std::vector<std::vector<float>> act_;  // per non-view layer: output (N, out)
-  std::vector<std::vector<float>> dact_; // per non-view layer: gradient of the loss w.r.t. its output
+  int first_trainable_ = 0;               // backward runs for layers >= this one; it gets no dinp
+  std::vector<std::vector<float>> act_;   // per non-view layer: output (N, out)
+  std::vector<std::vector<float>> dact_;  // per non-view layer: gradient of the loss w.r.t. its output
 };
 
 // Appends layers, tracking the running shape and numbering names per kind ("conv1", "relu2", ...).
@@ -167,7 +167,9 @@ class Builder {
   Builder& linear(int out) { return add(detail::make_linear(b_, next("fc"), cur_, out)); }
   Builder& conv(int oc, int k, int pad) { return add(detail::make_conv(b_, next("conv"), cur_, oc, k, pad)); }
   Builder& maxpool(int k, int s, bool ceil) { return add(detail::make_pool(b_, next("pool"), cur_, true, k, s, ceil)); }
-  Builder& avgpool(int k, int s, bool ceil) { return add(detail::make_pool(b_, next("pool"), cur_, false, k, s, ceil)); }
+  Builder& avgpool(int k, int s, bool ceil) {
+    return add(detail::make_pool(b_, next("pool"), cur_, false, k, s, ceil));
+  }
   Builder& relu() { return add(detail::make_relu(b_, next("relu"), cur_)); }
   Builder& dropout(float p) { return add(detail::make_dropout(b_, next("dropout"), cur_, p)); }
   Builder& flatten() { return add(detail::make_flatten(next("flatten"), cur_)); }
@@ -196,12 +198,30 @@ std::vector<std::unique_ptr<Layer>> build(const std::string& name, Builder& b, i
     return b.linear(classes).take();
   }
   if (name == "lenet") {  // Caffe examples/mnist/lenet_train_test.prototxt
-    return b.conv(20, 5, 0).maxpool(2, 2, false).conv(50, 5, 0).maxpool(2, 2, false).flatten().linear(500).relu()
-        .linear(classes).take();
+    return b.conv(20, 5, 0)
+        .maxpool(2, 2, false)
+        .conv(50, 5, 0)
+        .maxpool(2, 2, false)
+        .flatten()
+        .linear(500)
+        .relu()
+        .linear(classes)
+        .take();
   }
   if (name == "cifar10_quick") {  // Caffe examples/cifar10/cifar10_quick_train_test.prototxt (ceil-mode pools)
-    return b.conv(32, 5, 2).maxpool(3, 2, true).relu().conv(32, 5, 2).relu().avgpool(3, 2, true).conv(64, 5, 2)
-        .relu().avgpool(3, 2, true).flatten().linear(64).linear(classes).take();
+    return b.conv(32, 5, 2)
+        .maxpool(3, 2, true)
+        .relu()
+        .conv(32, 5, 2)
+        .relu()
+        .avgpool(3, 2, true)
+        .conv(64, 5, 2)
+        .relu()
+        .avgpool(3, 2, true)
+        .flatten()
+        .linear(64)
+        .linear(classes)
+        .take();
   }
   if (name == "logreg") return b.flatten().linear(classes).take();
   std::string known;

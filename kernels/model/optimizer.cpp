@@ -55,7 +55,7 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
       const float d = g[i] + wd * p[i];
-      m[i] = first ? d : mu * m[i] + d;        // b = mu b + d   (b = d on the first step)
+      m[i] = first ? d : mu * m[i] + d;  // b = mu b + d   (b = d on the first step)
       p[i] -= lr * (nesterov ? d + mu * m[i] : m[i]);
     }
   } else {  // Adam: m = b1 m + (1-b1) d; v = b2 v + (1-b2) d^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
@@ -84,20 +84,27 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
 double Optimizer::flops_per_param() const {
   const double wd = cfg_.weight_decay != 0 ? 2.0 : 0.0;
   switch (kind_of(cfg_.kind)) {
-    case Kind::kSgd: return 2 + wd;
-    case Kind::kMomentum: return 4 + wd;
-    case Kind::kNesterov: return 6 + wd;
-    case Kind::kAdam: return 12 + wd;
+    case Kind::kSgd:
+      return 2 + wd;
+    case Kind::kMomentum:
+      return 4 + wd;
+    case Kind::kNesterov:
+      return 6 + wd;
+    case Kind::kAdam:
+      return 12 + wd;
   }
   return 0;
 }
 
 double Optimizer::bytes_per_param() const {
   switch (kind_of(cfg_.kind)) {
-    case Kind::kSgd: return 12;
+    case Kind::kSgd:
+      return 12;
     case Kind::kMomentum:
-    case Kind::kNesterov: return 20;
-    case Kind::kAdam: return 28;
+    case Kind::kNesterov:
+      return 20;
+    case Kind::kAdam:
+      return 28;
   }
   return 0;
 }

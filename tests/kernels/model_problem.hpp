@@ -20,8 +20,8 @@ namespace dts::model::test {
 struct Problem {
   std::unique_ptr<Network> net;
   std::vector<float> params, grads;
-  std::vector<float> x;          // (N, c, h, w)
-  std::vector<std::int32_t> y;   // (N)
+  std::vector<float> x;         // (N, c, h, w)
+  std::vector<std::int32_t> y;  // (N)
   int N = 0;
   std::uint64_t dropout_seed = 7;
 

@@ -2,9 +2,8 @@
 // the oneDNN backend with ref on every model. The ref kernels are checked one by one in double elsewhere; here
 // we catch wiring errors (offsets, buffers, skipped or misplaced data gradients, dropout masks), which give
 // gross errors, so float checks with loose tolerances suffice (see the tolerance comment below).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 
@@ -121,8 +120,11 @@ TEST_CASE("model::Network: oneDNN and ref give the same loss and gradients", "[k
     const char* name;
     int c, h, w, N;
   };
-  const Case cases[] = {{"logreg", 1, 28, 28, 4}, {"mlp", 1, 28, 28, 4}, {"mlp_dropout", 1, 28, 28, 4},
-                        {"lenet", 1, 28, 28, 4}, {"cifar10_quick", 3, 32, 32, 2}};
+  const Case cases[] = {{"logreg", 1, 28, 28, 4},
+                        {"mlp", 1, 28, 28, 4},
+                        {"mlp_dropout", 1, 28, 28, 4},
+                        {"lenet", 1, 28, 28, 4},
+                        {"cifar10_quick", 3, 32, 32, 2}};
   for (const auto& cs : cases) {
     CAPTURE(cs.name);
     auto r = test::make_problem(cs.name, Backend::kRef, cs.c, cs.h, cs.w, 10, cs.N, 21);

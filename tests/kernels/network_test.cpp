@@ -2,15 +2,15 @@
 // determinism), the cost model against hand counts, evaluate() over uneven batches, buffer reuse across batch
 // sizes, and a short logistic-regression training run on a synthetic set.
 // Gradient checks and ref-vs-oneDNN agreement are in network_gradcheck_test.cpp.
-#include <catch2/catch.hpp>
+#include "kernels/model/network.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 
 #include "algorithms/api/errors.hpp"
 #include "kernels/data/dataset.hpp"
-#include "kernels/model/network.hpp"
 #include "kernels/model/optimizer.hpp"
 #include "model_problem.hpp"
 
@@ -23,8 +23,10 @@ TEST_CASE("model::make_network: parameter counts and block layout", "[kernels][m
     std::size_t params;
   };
   // mlp: papers/elastic_gossip.md; lenet: Caffe MNIST LeNet; cifar10_quick: Caffe's 145,578; logreg 784*10+10.
-  const Want want[] = {{"mlp", 1, 28, 28, 2913290},        {"mlp_dropout", 1, 28, 28, 2913290},
-                       {"lenet", 1, 28, 28, 431080},       {"cifar10_quick", 3, 32, 32, 145578},
+  const Want want[] = {{"mlp", 1, 28, 28, 2913290},
+                       {"mlp_dropout", 1, 28, 28, 2913290},
+                       {"lenet", 1, 28, 28, 431080},
+                       {"cifar10_quick", 3, 32, 32, 145578},
                        {"logreg", 1, 28, 28, 7850}};
   for (const auto& wt : want) {
     CAPTURE(wt.name);

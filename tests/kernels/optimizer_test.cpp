@@ -1,13 +1,13 @@
 // kernels/model Optimizer against steps computed by hand with torch.optim's formulas: plain SGD, weight decay,
 // momentum (buffer starts at the first gradient), Nesterov, Adam (bias-corrected), Caffe's "inv" lr policy.
 // Two parameters, two steps each: p0 = (1, -2), g1 = (0.5, 0.25), g2 = (-1, 0.5).
-#include <catch2/catch.hpp>
+#include "kernels/model/optimizer.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
 #include "algorithms/api/errors.hpp"
-#include "kernels/model/optimizer.hpp"
 
 using namespace dts::model;
 
@@ -85,7 +85,7 @@ TEST_CASE("model::Optimizer: Caffe inv lr policy, iter counted from 0", "[kernel
   std::vector<float> g(2, 0.0f);
   while (opt.iteration() < 10000) opt.step(p, g);
   CHECK(opt.lr_now() == Approx(0.01 * std::pow(2.0, -0.75)).epsilon(1e-12));  // (1 + 1e-4 * 1e4) = 2
-  CHECK(Optimizer({.lr = 0.3}, 1).lr_now() == 0.3);                            // "fixed"
+  CHECK(Optimizer({.lr = 0.3}, 1).lr_now() == 0.3);                           // "fixed"
 }
 
 TEST_CASE("model::Optimizer: unknown kind or policy is an input error; device-model costs", "[kernels][optimizer]") {

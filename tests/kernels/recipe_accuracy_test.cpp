@@ -5,7 +5,6 @@
 //   lenet  SGD momentum 0.9, lr 0.01, wd 5e-4, Caffe "inv" (1e-4, 0.75), batch 64  band [0.885, 0.896]
 // Hidden ([.slow]); run with: OMP_NUM_THREADS=2 test_kernels "[.slow]"  (minutes).
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,9 +74,17 @@ TEST_CASE("model: Fashion-MNIST recipes land in PyTorch's accuracy band", "[.slo
   }
   SECTION("lenet") {
     const Recipe r{"lenet",
-                   {.kind = "momentum", .lr = 0.01, .momentum = 0.9, .weight_decay = 5e-4, .lr_policy = "inv",
-                    .lr_gamma = 1e-4, .lr_power = 0.75},
-                   64, 5, 0.885, 0.896};
+                   {.kind = "momentum",
+                    .lr = 0.01,
+                    .momentum = 0.9,
+                    .weight_decay = 5e-4,
+                    .lr_policy = "inv",
+                    .lr_gamma = 1e-4,
+                    .lr_power = 0.75},
+                   64,
+                   5,
+                   0.885,
+                   0.896};
     const double acc = train_and_test(r, train, test, 0);
     CHECK(acc >= r.lo);
     CHECK(acc <= r.hi);
