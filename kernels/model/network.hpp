@@ -38,6 +38,8 @@ struct EvalResult {
   double accuracy() const { return total ? static_cast<double>(correct) / static_cast<double>(total) : 0.0; }
 };
 
+// Not thread-safe (forward_backward and evaluate reuse the network's buffers). Since parameters are passed in,
+// one Network can serve many simulated workers in turn; activation memory grows to the largest batch seen.
 class Network {
  public:
   virtual ~Network() = default;
