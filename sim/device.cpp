@@ -2,7 +2,6 @@
 #include "sim/device.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 namespace dts::sim {
 
@@ -36,14 +35,7 @@ Device read_device(ConfigReader& r, const std::string& name) {
 }
 
 Device find_device(const std::string& catalog_file, const std::string& name, const std::string& where) {
-  std::ifstream in(catalog_file);
-  if (!in) throw ConfigError(catalog_file, "cannot open the device catalog");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(catalog_file, std::string("invalid JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(catalog_file, "device catalog");
   ConfigReader root(j, catalog_file, "");
   ConfigReader devices = root.child("devices");
   if (!devices.has(name)) throw ConfigError(where, "unknown device \"" + name + "\" (not in " + catalog_file + ")");

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "algorithms/api/config_reader.hpp"
 
@@ -87,15 +86,7 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
 }
 
 PlatformSpec load_platform_file(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "platform file not found or unreadable");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("invalid JSON: ") + e.what());
-  }
-  return read_platform(j, file, "", fs::path(file).parent_path().string());
+  return read_platform(read_json_file(file, "platform file"), file, "", fs::path(file).parent_path().string());
 }
 
 std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks) {

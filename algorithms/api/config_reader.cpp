@@ -2,9 +2,20 @@
 #include "algorithms/api/config_reader.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 namespace dts {
+
+nlohmann::json read_json_file(const std::string& file, const std::string& what) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, what + " not found or unreadable");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(file, std::string("invalid JSON: ") + e.what());
+  }
+}
 
 ConfigReader::ConfigReader(const nlohmann::json& j, std::string file, std::string path)
     : j_(j.is_null() ? nlohmann::json::object() : j), file_(std::move(file)), path_(std::move(path)) {

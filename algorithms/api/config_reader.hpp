@@ -14,6 +14,9 @@
 
 namespace dts {
 
+// Parses a JSON file; a missing file or invalid JSON is a ConfigError naming the file and `what` it is.
+nlohmann::json read_json_file(const std::string& file, const std::string& what);
+
 class ConfigReader {
  public:
   // `j` must be a JSON object; `path` is its JSON pointer ("" for the root).

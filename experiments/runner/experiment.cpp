@@ -2,7 +2,6 @@
 #include "experiments/runner/experiment.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "algorithms/api/config_reader.hpp"
@@ -182,14 +181,7 @@ std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& fi
 }
 
 std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "experiment file not found or unreadable");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("invalid JSON: ") + e.what());
-  }
+  nlohmann::json j = read_json_file(file, "experiment file");
   for (const auto& s : sets) apply_set(j, s);
   return read_experiment(j, file);
 }
