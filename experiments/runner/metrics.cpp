@@ -93,7 +93,15 @@ void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final)
   MetricsRow r = row(step);
   r.eval = evaluator_->evaluate(params);
   log_.rows.push_back(r);
-  if (final) log_.final_eval = r;
+  if (final) {
+    log_.final_eval = r;
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(params.data.data());
+    for (std::size_t i = 0; i < params.data.size_bytes(); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    log_.final_model_hash = hex;
+  }
   if (progress_) progress_->eval(r.eval->accuracy());
 }
 

@@ -60,6 +60,7 @@ class MetricsLog {
  public:
   std::vector<MetricsRow> rows;
   std::optional<MetricsRow> final_eval;
+  std::string final_model_hash;  // FNV-1a 64 of the final evaluated parameters' bytes, hex
   // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received; empty cells where not measured.
   void write_csv(const std::string& path) const;
 };

@@ -51,6 +51,7 @@ nlohmann::json summary(const Plan& plan, const sim::SimOutcome& outcome, const M
     s["test_accuracy"] = log.final_eval->eval->accuracy();
     s["test_loss"] = log.final_eval->eval->mean_loss;
     s["evaluated_at_s"] = log.final_eval->time_s;
+    s["final_model_hash"] = log.final_model_hash;
   } else {
     s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
   }
@@ -62,20 +63,21 @@ nlohmann::json summary(const Plan& plan, const sim::SimOutcome& outcome, const M
 void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args) {
   const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
   sim::ModelSetup setup;
-  setup.network = plan.model;
-  setup.backend = plan.backend == "ref" ? model::Backend::kRef : model::Backend::kOnednn;
-  setup.real = plan.real;
-  setup.train = &plan.data->train;
-  setup.batch = plan.batch;
-  setup.seed = plan.seed;
-  setup.optimizer = plan.optimizer;
+  model::TrainerSetup& t = setup.trainer;
+  t.network = plan.model;
+  t.backend = plan.backend == "ref" ? model::Backend::kRef : model::Backend::kOnednn;
+  t.real = plan.real;
+  t.train = &plan.data->train;
+  t.batch = plan.batch;
+  t.seed = plan.seed;
+  t.optimizer = plan.optimizer;
+  t.workers = plan.workers;
+  t.first_worker_rank = plan.ranks - plan.workers;
   setup.step_time_s = plan.step_time_s;
-  setup.workers = plan.workers;
-  setup.first_worker_rank = plan.ranks - plan.workers;
 
   MetricsLog log;
   std::unique_ptr<Evaluator> evaluator;
-  if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, setup.backend, plan.data->test);
+  if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, t.backend, plan.data->test);
   Progress progress(label, plan.steps);
 
   sim::SimJob job;

@@ -1,0 +1,58 @@
+// One rank's training state, the same on every backend: its replica of the network, the minibatch stream
+// over its data shard, and its optimizer. Backends wrap it in their Compute (sim/ adds device-model time).
+// Ranks below first_worker_rank are servers: they hold no shard and never compute a gradient.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/data/dataset.hpp"
+#include "kernels/model/network.hpp"
+#include "kernels/model/optimizer.hpp"
+
+namespace dts::model {
+
+struct TrainerSetup {
+  std::string network = "mlp";
+  Backend backend = Backend::kOnednn;
+  bool real = true;                      // false: modeled numerics, no kernels run
+  const data::Dataset* train = nullptr;  // sample shape and classes come from it
+  int batch = 32;                        // per worker
+  std::uint64_t seed = 42;
+  OptimizerConfig optimizer;
+  int workers = 1;
+  int first_worker_rank = 0;
+};
+
+class Trainer {
+ public:
+  Trainer(const TrainerSetup& setup, int rank);
+  std::size_t num_params() const { return num_params_; }
+  std::vector<ParamBlock> param_blocks() const { return net_->param_blocks(); }
+  std::vector<LayerCost> cost() const { return net_->cost(); }
+  bool has_shard() const { return stream_ != nullptr; }
+  std::int64_t steps_per_epoch() const;
+  // The seed's initial model (identical on every rank).
+  void init_params(std::span<float> params) const;
+  // Next minibatch of the shard: forward, loss, backward; overwrites grads, returns the mean loss.
+  // The dropout masks depend on (seed, rank, local step), so reruns draw the same masks.
+  float forward_backward(std::span<const float> params, std::span<float> grads);
+  void optimizer_step(std::span<float> params, std::span<const float> grads) { optimizer_.step(params, grads); }
+  const Optimizer& optimizer() const { return optimizer_; }
+
+ private:
+  TrainerSetup setup_;
+  int rank_;
+  std::unique_ptr<Network> net_;
+  std::size_t num_params_;
+  Optimizer optimizer_;
+  std::unique_ptr<data::BatchStream> stream_;
+  std::vector<float> x_;
+  std::vector<std::int32_t> y_;
+  std::int64_t steps_ = 0;
+};
+
+}  // namespace dts::model
