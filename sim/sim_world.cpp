@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "algorithms/rules/vector_ops.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
@@ -24,7 +26,10 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   auto msg = std::make_shared<Message>();
   msg->src = src;
   msg->tag = tag;
-  msg->data.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
+  if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
+    msg->data.reset(new float[data.count]);
+    rules::copy(Slice({msg->data.get(), data.count}), data);
+  }
   msg->count = data.count;
   msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
   from.bytes_sent += bytes;
@@ -69,7 +74,7 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
   DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
                                             " floats for a message of " + std::to_string(msg.count) +
                                             " (tag " + std::to_string(msg.tag) + ")");
-  if (!op.buf.data.empty() && !msg.data.empty()) std::copy(msg.data.begin(), msg.data.end(), op.buf.data.begin());
+  if (!op.buf.data.empty() && msg.data) rules::copy(op.buf, ConstSlice({msg.data.get(), msg.count}));
   op.source = msg.src;
   op.status = Status::kOk;
   op.done = true;

@@ -51,7 +51,7 @@ class SimWorld {
   struct Message {
     Rank src = -1;
     Tag tag = 0;
-    std::vector<float> data;
+    std::unique_ptr<float[]> data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
     std::size_t count = 0;
     std::uint64_t seq = 0;
   };

@@ -136,7 +136,11 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
     if (key.empty()) throw ConfigError("--set " + assignment, "empty key in path");
     if (!node->is_object()) throw ConfigError("--set " + assignment, "\"" + key + "\" is inside a non-object");
     if (dot == std::string::npos) {
-      (*node)[key] = value;
+      if (value.is_null()) {
+        node->erase(key);  // as in a JSON merge patch: null removes the key
+      } else {
+        (*node)[key] = value;
+      }
       return;
     }
     node = &(*node)[key];
