@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("experiment", run.experiment_file, "experiment JSON file")->required();
   run_cmd->add_option("--out", run.out_dir, "result directory (default: results/<experiment name>)");
   run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
+  run_cmd->add_option("--backend", run.backend, "sim (default), or mpi: real processes, under mpirun -np RANKS")
+      ->check(CLI::IsMember({"sim", "mpi"}));
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
 
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
       }
       run.simgrid_args.push_back(extra);
     }
-    return dts::exp::run_experiment(run);
+    return run.backend == "mpi" ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
   } catch (const dts::InputError& e) {
     std::cerr << "input error: " << e.what() << '\n';
     return 2;

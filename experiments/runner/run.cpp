@@ -8,71 +8,21 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <numeric>
 
 #include "experiments/runner/metrics.hpp"
+#include "experiments/runner/results.hpp"
 #include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
-
-#ifndef DTS_GIT_SHA
-#define DTS_GIT_SHA "unknown"
-#endif
-#ifndef DTS_VERSION
-#define DTS_VERSION "0"
-#endif
 
 namespace fs = std::filesystem;
 
 namespace dts::exp {
-namespace {
-
-void write_json(const fs::path& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  out << j.dump(2) << '\n';
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-nlohmann::json summary(const Plan& plan, const sim::SimOutcome& outcome, const MetricsLog& log) {
-  nlohmann::json s;
-  s["experiment"] = plan.experiment;
-  if (!plan.variant.empty()) s["variant"] = plan.variant;
-  s["algorithm"] = plan.algorithm;
-  s["model"] = plan.model;
-  s["numerics"] = plan.real ? "real" : "modeled";
-  s["workers"] = plan.workers;
-  s["ranks"] = plan.ranks;
-  s["steps_per_worker"] = plan.steps;
-  s["simulated_time_s"] = outcome.simulated_time_s;
-  s["messages"] = outcome.messages;
-  s["bytes_sent_total"] = std::accumulate(outcome.bytes_sent.begin(), outcome.bytes_sent.end(), std::uint64_t{0});
-  s["bytes_sent_per_rank"] = outcome.bytes_sent;
-  s["bytes_received_per_rank"] = outcome.bytes_received;
-  if (log.final_eval) {
-    s["test_accuracy"] = log.final_eval->eval->accuracy();
-    s["test_loss"] = log.final_eval->eval->mean_loss;
-    s["evaluated_at_s"] = log.final_eval->time_s;
-    s["final_model_hash"] = log.final_model_hash;
-  } else {
-    s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
-  }
-  return s;
-}
-
-}  // namespace
 
 void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args) {
   const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
   sim::ModelSetup setup;
   model::TrainerSetup& t = setup.trainer;
-  t.network = plan.model;
-  t.backend = plan.backend == "ref" ? model::Backend::kRef : model::Backend::kOnednn;
-  t.real = plan.real;
-  t.train = &plan.data->train;
-  t.batch = plan.batch;
-  t.seed = plan.seed;
-  t.optimizer = plan.optimizer;
-  t.workers = plan.workers;
-  t.first_worker_rank = plan.ranks - plan.workers;
+  t = trainer_setup(plan);
   setup.step_time_s = plan.step_time_s;
 
   MetricsLog log;
@@ -97,12 +47,11 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   const sim::SimOutcome outcome = sim::run_simulation(job);
   progress.done(outcome.simulated_time_s);
 
-  fs::create_directories(dir);
-  nlohmann::json resolved = plan.resolved;
-  resolved["versions"] = {{"dtsim", DTS_VERSION}, {"git", DTS_GIT_SHA}, {"simgrid", sim::simgrid_version()}};
-  write_json(fs::path(dir) / "config.resolved.json", resolved);
-  log.write_csv((fs::path(dir) / "metrics.csv").string());
-  write_json(fs::path(dir) / "summary.json", summary(plan, outcome, log));
+  nlohmann::json versions = dtsim_versions();
+  versions["simgrid"] = sim::simgrid_version();
+  const RunOutcome totals{"simulated", outcome.simulated_time_s, outcome.messages, outcome.bytes_sent,
+                          outcome.bytes_received};
+  write_results(dir, plan, versions, log, summary(plan, totals, log));
 }
 
 int run_experiment(const RunOptions& opt) {

@@ -15,11 +15,17 @@ struct RunOptions {
   std::string out_dir;                    // default: results/<experiment name>
   std::vector<std::string> sets;          // --set key.path=value
   std::vector<std::string> simgrid_args;  // --cfg=... / --log=...
+  std::string backend = "sim";            // --backend: sim | mpi
 };
 
 // Returns the process exit code: 0, 1 (a run failed) or 2 (bad input). Throws ConfigError for bad input
 // found before anything runs.
 int run_experiment(const RunOptions& opt);
+
+// `dtsim run --backend mpi`, on every rank of an MPI job (run_mpi.cpp): the plans run one after another in
+// this job, rank 0 writes the result directory. Returns the exit code, the same on every rank; a rank that
+// fails mid-run ends the whole job (MPI_Abort). Without DTS_WITH_MPI it is an input error.
+int run_experiment_mpi(const RunOptions& opt);
 
 // Runs one plan in this process and writes config.resolved.json, metrics.csv and summary.json into `dir`.
 void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args);

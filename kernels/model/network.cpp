@@ -9,12 +9,7 @@
 
 #include "algorithms/api/errors.hpp"
 #include "kernels/model/layers.hpp"
-// rng.hpp's Rng::below() uses unsigned __int128, which -Wpedantic rejects; drop this wrapper once rng.hpp
-// spells it `__extension__ typedef unsigned __int128 ...`.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
 #include "kernels/rng.hpp"
-#pragma GCC diagnostic pop
 
 namespace dts::model {
 namespace {

@@ -9,10 +9,8 @@
 #include <string>
 #include <vector>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"  // rng.hpp's unsigned __int128
 #include "kernels/rng.hpp"
-#pragma GCC diagnostic pop
+#include "tests/support/numeric.hpp"
 #include "kernels/model/network.hpp"
 
 namespace dts::model::test {
@@ -58,14 +56,6 @@ inline std::vector<Backend> backends() {
 #endif
 }
 
-// ggml's normalised mean squared error: sum (a - b)^2 / sum b^2.
-inline double nmse(std::span<const float> a, std::span<const float> b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    den += double(b[i]) * b[i];
-  }
-  return den > 0 ? num / den : num;
-}
+using dts::test::nmse;  // tests/support/numeric.hpp
 
 }  // namespace dts::model::test

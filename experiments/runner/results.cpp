@@ -1,0 +1,76 @@
+// Result files and the training setup of a plan.
+#include "experiments/runner/results.hpp"
+
+#include <fstream>
+#include <numeric>
+
+#ifndef DTS_GIT_SHA
+#define DTS_GIT_SHA "unknown"
+#endif
+#ifndef DTS_VERSION
+#define DTS_VERSION "0"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace dts::exp {
+
+model::TrainerSetup trainer_setup(const Plan& plan) {
+  model::TrainerSetup t;
+  t.network = plan.model;
+  t.backend = plan.backend == "ref" ? model::Backend::kRef : model::Backend::kOnednn;
+  t.real = plan.real;
+  t.train = &plan.data->train;
+  t.batch = plan.batch;
+  t.seed = plan.seed;
+  t.optimizer = plan.optimizer;
+  t.workers = plan.workers;
+  t.first_worker_rank = plan.ranks - plan.workers;
+  return t;
+}
+
+void write_json(const fs::path& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  out << j.dump(2) << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const MetricsLog& log) {
+  nlohmann::json s;
+  s["experiment"] = plan.experiment;
+  if (!plan.variant.empty()) s["variant"] = plan.variant;
+  s["algorithm"] = plan.algorithm;
+  s["model"] = plan.model;
+  s["numerics"] = plan.real ? "real" : "modeled";
+  s["workers"] = plan.workers;
+  s["ranks"] = plan.ranks;
+  s["steps_per_worker"] = plan.steps;
+  s[outcome.clock + "_time_s"] = outcome.time_s;
+  s["messages"] = outcome.messages;
+  s["bytes_sent_total"] = std::accumulate(outcome.bytes_sent.begin(), outcome.bytes_sent.end(), std::uint64_t{0});
+  s["bytes_sent_per_rank"] = outcome.bytes_sent;
+  s["bytes_received_per_rank"] = outcome.bytes_received;
+  if (log.final_eval) {
+    s["test_accuracy"] = log.final_eval->eval->accuracy();
+    s["test_loss"] = log.final_eval->eval->mean_loss;
+    s["evaluated_at_s"] = log.final_eval->time_s;
+    s["final_model_hash"] = log.final_model_hash;
+  } else {
+    s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
+  }
+  return s;
+}
+
+nlohmann::json dtsim_versions() { return {{"dtsim", DTS_VERSION}, {"git", DTS_GIT_SHA}}; }
+
+void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& versions, const MetricsLog& log,
+                   const nlohmann::json& summary) {
+  fs::create_directories(dir);
+  nlohmann::json resolved = plan.resolved;
+  resolved["versions"] = versions;
+  write_json(fs::path(dir) / "config.resolved.json", resolved);
+  log.write_csv((fs::path(dir) / "metrics.csv").string());
+  write_json(fs::path(dir) / "summary.json", summary);
+}
+
+}  // namespace dts::exp

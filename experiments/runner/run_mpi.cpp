@@ -1,0 +1,342 @@
+// `dtsim run --backend mpi`: every rank reads the experiment, the ranks agree that it is valid for this job,
+// then run its plans one after another with MpiComm/MpiNode/MpiCompute; rank 0 gathers every rank's
+// metrics, writes the result directory (DIR.partial-PID, renamed when complete) and prints progress.
+// An exception on a rank ends the job (MPI_Abort): the other ranks would otherwise wait for it forever.
+// Test hook: DTS_MPI_FAULT="R:throw" or "R:kill" makes rank R throw, or die by SIGKILL, at its step 2.
+#include "experiments/runner/run_mpi.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "experiments/runner/run.hpp"
+
+#ifdef DTS_WITH_MPI
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+
+#include "realexec/mpi_comm.hpp"
+#include "realexec/mpi_compute.hpp"
+#include "realexec/mpi_node.hpp"
+#endif
+
+namespace dts::exp {
+
+nlohmann::json report_to_json(const RankReport& r) {
+  auto row_json = [](const MetricsRow& row) {
+    nlohmann::json j = {{"t", row.time_s}, {"r", row.rank}, {"s", row.step}, {"bs", row.bytes_sent},
+                        {"br", row.bytes_received}};
+    if (row.loss && std::isfinite(*row.loss)) j["loss"] = *row.loss;
+    if (row.eval) j["eval"] = {row.eval->correct, row.eval->total, row.eval->mean_loss};
+    return j;
+  };
+  nlohmann::json j = {{"end_s", r.end_s}, {"messages", r.messages}, {"bytes_sent", r.bytes_sent},
+                      {"bytes_received", r.bytes_received}, {"rows", nlohmann::json::array()}};
+  for (const auto& row : r.log.rows) j["rows"].push_back(row_json(row));
+  if (r.log.final_eval) {
+    j["final"] = row_json(*r.log.final_eval);
+    j["hash"] = r.log.final_model_hash;
+  }
+  return j;
+}
+
+RankReport report_from_json(const nlohmann::json& j) {
+  auto row_from = [](const nlohmann::json& x) {
+    MetricsRow row;
+    row.time_s = x.at("t").get<double>();
+    row.rank = x.at("r").get<Rank>();
+    row.step = x.at("s").get<std::int64_t>();
+    row.bytes_sent = x.at("bs").get<std::uint64_t>();
+    row.bytes_received = x.at("br").get<std::uint64_t>();
+    if (x.contains("loss")) row.loss = x["loss"].get<float>();
+    if (x.contains("eval")) {
+      row.eval = model::EvalResult{x["eval"][0].get<std::int64_t>(), x["eval"][1].get<std::int64_t>(),
+                                   x["eval"][2].get<double>()};
+    }
+    return row;
+  };
+  RankReport r;
+  r.end_s = j.at("end_s").get<double>();
+  r.messages = j.at("messages").get<std::uint64_t>();
+  r.bytes_sent = j.at("bytes_sent").get<std::uint64_t>();
+  r.bytes_received = j.at("bytes_received").get<std::uint64_t>();
+  for (const auto& x : j.at("rows")) r.log.rows.push_back(row_from(x));
+  if (j.contains("final")) {
+    r.log.final_eval = row_from(j["final"]);
+    r.log.final_model_hash = j.at("hash").get<std::string>();
+  }
+  return r;
+}
+
+std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& reports) {
+  MetricsLog log;
+  RunOutcome out;
+  out.clock = "wall";
+  for (const RankReport& r : reports) {
+    log.rows.insert(log.rows.end(), r.log.rows.begin(), r.log.rows.end());
+    DTS_ASSERT(!(r.log.final_eval && log.final_eval), "two ranks evaluated a final model");
+    if (r.log.final_eval) {
+      log.final_eval = r.log.final_eval;
+      log.final_model_hash = r.log.final_model_hash;
+    }
+    out.time_s = std::max(out.time_s, r.end_s);
+    out.messages += r.messages;
+    out.bytes_sent.push_back(r.bytes_sent);
+    out.bytes_received.push_back(r.bytes_received);
+  }
+  std::stable_sort(log.rows.begin(), log.rows.end(), [](const MetricsRow& a, const MetricsRow& b) {
+    return std::tie(a.time_s, a.rank, a.step) < std::tie(b.time_s, b.rank, b.step);
+  });
+  return {std::move(log), std::move(out)};
+}
+
+#ifndef DTS_WITH_MPI
+
+int run_experiment_mpi(const RunOptions& /*opt*/) {
+  throw InputError("--backend mpi", "this dtsim was built without MPI (configure with -DDTS_WITH_MPI=ON)");
+}
+
+#else
+
+namespace {
+
+// Rank 0's progress line on stderr: "[label] step s/N  wall t s  loss l  test acc a", at most once a second
+// on a terminal, every 10 s otherwise (metrics.hpp's Progress speaks of simulated time).
+class WallProgress {
+ public:
+  WallProgress(std::string label, std::int64_t total) : label_(std::move(label)), total_(total), tty_(isatty(2) != 0) {}
+  void update(std::int64_t step, double now_s, std::optional<float> loss, std::optional<double> acc) {
+    step_ = std::max(step_, step);
+    now_s_ = now_s;
+    if (loss && std::isfinite(*loss)) loss_ = loss;
+    if (acc) acc_ = acc;
+    const auto t = std::chrono::steady_clock::now();
+    if (t - last_ < std::chrono::seconds(tty_ ? 1 : 10)) return;
+    last_ = t;
+    print(false);
+  }
+  void done(double now_s) {
+    now_s_ = now_s;
+    print(true);
+  }
+
+ private:
+  void print(bool final) {
+    std::fprintf(stderr, "%s[%s] step %lld/%lld  wall %.3f s", tty_ ? "\r\033[K" : "", label_.c_str(),
+                 static_cast<long long>(step_), static_cast<long long>(total_), now_s_);
+    if (loss_) std::fprintf(stderr, "  loss %.4f", static_cast<double>(*loss_));
+    if (acc_) std::fprintf(stderr, "  test acc %.4f", *acc_);
+    std::fprintf(stderr, "%s", final || !tty_ ? "\n" : "");
+    std::fflush(stderr);
+  }
+  std::string label_;
+  std::int64_t total_ = 0, step_ = 0;
+  double now_s_ = 0;
+  std::optional<float> loss_;
+  std::optional<double> acc_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  bool tty_;
+};
+
+struct Fault {
+  Rank rank = -1;
+  bool kill = false;
+};
+
+// One rank's Recorder: the shared MetricsRecorder behind a mutex (activities are threads here), rank 0's
+// progress, and the fault hook.
+class RankRecorder final : public Recorder {
+ public:
+  RankRecorder(MetricsRecorder& inner, const MetricsLog& log, Comm& comm, WallProgress* progress, Fault fault)
+      : inner_(inner), log_(log), comm_(comm), progress_(progress), fault_(fault) {}
+  void step(std::int64_t step, float loss) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fault_.rank == comm_.rank() && step == 2) {
+      if (fault_.kill) std::raise(SIGKILL);
+      throw std::runtime_error("injected fault (DTS_MPI_FAULT)");
+    }
+    inner_.step(step, loss);
+    if (progress_) progress_->update(step, comm_.now_s(), loss, std::nullopt);
+  }
+  bool eval_due(std::int64_t step) const override { return inner_.eval_due(step); }
+  void evaluate(std::int64_t step, ConstSlice params, bool final) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.evaluate(step, params, final);
+    if (progress_ && !log_.rows.empty() && log_.rows.back().eval) {
+      progress_->update(step, comm_.now_s(), std::nullopt, log_.rows.back().eval->accuracy());
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  MetricsRecorder& inner_;
+  const MetricsLog& log_;
+  Comm& comm_;
+  WallProgress* progress_;
+  Fault fault_;
+};
+
+struct PlanResult {
+  std::string subdir;  // "" or the variant's name
+  MetricsLog log;
+  nlohmann::json summary;
+};
+
+std::string plan_where(const RunOptions& opt, const Plan& plan, const std::string& key) {
+  return opt.experiment_file + ":" + (plan.variant.empty() ? "" : "/variants[" + plan.variant + "]") + key;
+}
+
+// Input checks that only the MPI backend makes: the job's size and the numerics.
+void check_plan(const RunOptions& opt, const Plan& plan, int world) {
+  if (!plan.real) {
+    throw InputError(plan_where(opt, plan, "/model/numerics"),
+                     "\"modeled\" runs no kernels; the MPI backend needs \"real\" (modeled numerics need the simulator)");
+  }
+  if (plan.ranks != world) {
+    throw InputError(plan_where(opt, plan, "/algorithm/workers"),
+                     plan.algorithm + " with " + std::to_string(plan.workers) + " workers needs " +
+                         std::to_string(plan.ranks) + " MPI ranks, but this job has " + std::to_string(world) +
+                         " (mpirun -np " + std::to_string(plan.ranks) + ")");
+  }
+}
+
+Fault read_fault() {
+  Fault f;
+  const char* env = std::getenv("DTS_MPI_FAULT");
+  if (!env) return f;
+  const std::string s(env);
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) throw InputError("DTS_MPI_FAULT", "expected RANK:throw or RANK:kill");
+  f.rank = std::atoi(s.substr(0, colon).c_str());
+  f.kill = s.substr(colon + 1) == "kill";
+  return f;
+}
+
+std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault) {
+  const Rank rank = session.rank();
+  const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
+  const model::TrainerSetup setup = trainer_setup(plan);
+  mpi::MpiCompute compute(setup, rank);
+  Evaluator evaluator(plan.model, setup.backend, plan.data->test);
+  MetricsLog log;
+  std::optional<WallProgress> progress;
+  if (rank == 0) progress.emplace(label, plan.steps);
+
+  mpi::MpiComm comm(session);  // collective: every rank starts the plan's clock together
+  mpi::MpiNode node(rank);
+  MetricsRecorder metrics(comm, log, &evaluator, nullptr, plan.eval_every_steps, plan.log_every_steps);
+  RankRecorder recorder(metrics, log, comm, progress ? &*progress : nullptr, fault);
+  Context ctx{comm, compute, node, recorder, plan.workers, plan.steps};
+  plan.main(ctx);
+  RankReport mine{std::move(log), comm.now_s(), comm.messages_sent(), comm.bytes_sent(), comm.bytes_received()};
+  comm.quiesce();
+
+  const std::vector<std::string> all = session.gather_on_root(report_to_json(mine).dump());
+  if (rank != 0) return std::nullopt;
+  std::vector<RankReport> reports;
+  for (const auto& text : all) reports.push_back(report_from_json(nlohmann::json::parse(text)));
+  auto [merged, outcome] = merge_reports(reports);
+  progress->done(outcome.time_s);
+  nlohmann::json s = summary(plan, outcome, merged);
+  s["backend"] = "mpi";
+  return PlanResult{plan.variant, std::move(merged), std::move(s)};
+}
+
+// Rank 0: DIR.partial-PID, renamed to DIR once every file is written.
+void publish(const RunOptions& opt, const std::vector<Plan>& plans, const std::vector<PlanResult>& results) {
+  namespace fs = std::filesystem;
+  const fs::path out = opt.out_dir.empty() ? fs::path("results") / plans.front().experiment : fs::path(opt.out_dir);
+  const fs::path partial = out.string() + ".partial-" + std::to_string(getpid());
+  nlohmann::json versions = dtsim_versions();
+  versions["mpi"] = mpi::MpiSession::library_version();
+  try {
+    fs::remove_all(partial);
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      Plan plan = plans[i];
+      plan.resolved["backend"] = "mpi";
+      const fs::path dir = results[i].subdir.empty() ? partial : partial / results[i].subdir;
+      write_results(dir.string(), plan, versions, results[i].log, results[i].summary);
+    }
+    if (fs::exists(out)) fs::remove_all(out);
+    if (out.has_parent_path()) fs::create_directories(out.parent_path());
+    fs::rename(partial, out);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(partial, ec);
+    throw;
+  }
+  for (const PlanResult& r : results) {
+    const fs::path dir = r.subdir.empty() ? out : out / r.subdir;
+    std::cout << (r.subdir.empty() ? plans.front().experiment : r.subdir) << ": wall "
+              << r.summary["wall_time_s"].get<double>() << " s";
+    if (!r.summary["test_accuracy"].is_null()) std::cout << ", test accuracy " << r.summary["test_accuracy"].get<double>();
+    std::cout << "  -> " << dir.string() << '\n';
+  }
+}
+
+}  // namespace
+
+int run_experiment_mpi(const RunOptions& opt) {
+  mpi::MpiSession session;
+  const Rank rank = session.rank();
+  const std::string who = "rank " + std::to_string(rank) + ": ";
+
+  // 1. Every rank reads and checks the experiment, and the ranks agree on the outcome before anything runs:
+  //    bad input ends every rank cleanly, with one message (from the lowest failing rank).
+  std::vector<Plan> plans;
+  Fault fault;
+  int code = 0;
+  std::string message;
+  try {
+    if (!opt.simgrid_args.empty()) throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
+    plans = load_experiment(opt.experiment_file, opt.sets);
+    for (const Plan& plan : plans) check_plan(opt, plan, session.size());
+    fault = read_fault();
+  } catch (const InputError& e) {
+    code = 2;
+    message = std::string("input error: ") + e.what();
+  } catch (const std::exception& e) {
+    code = 1;
+    message = std::string("error: ") + e.what();
+  }
+  const int worst = session.max_over_ranks(code);
+  if (worst != 0) {
+    if (session.min_over_ranks(code != 0 ? rank : INT_MAX) == rank) std::cerr << message << '\n';
+    return worst;
+  }
+
+  // 2. The plans, one after another in this job. The rank boundary: a failure here ends the job.
+  std::vector<PlanResult> results;
+  for (const Plan& plan : plans) {
+    try {
+      auto r = run_plan_mpi(plan, session, fault);
+      if (r) results.push_back(std::move(*r));
+    } catch (const InputError& e) {
+      mpi::MpiSession::abort_job(who + "input error: " + e.what(), 2);
+    } catch (const std::exception& e) {
+      mpi::MpiSession::abort_job(who + "error: " + e.what(), 1);
+    }
+  }
+
+  // 3. Rank 0 publishes; every rank exits with its verdict.
+  code = 0;
+  if (rank == 0) {
+    try {
+      publish(opt, plans, results);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << '\n';
+      code = 1;
+    }
+  }
+  return session.max_over_ranks(code);
+}
+
+#endif  // DTS_WITH_MPI
+
+}  // namespace dts::exp

@@ -1,0 +1,48 @@
+// The seam's Comm on MPI (DESIGN.md §2), with the simulator's semantics: a send snapshots its data and
+// completes when MPI is done with the snapshot; receives match in post order, accept a set of sources, and
+// must have the message's count exactly. Waits poll MPI with a short back-off; wait(timeout) returns
+// kTimeout at the wall-clock deadline. Groups map to world ranks: the algorithms use point-to-point only,
+// so no MPI communicator per Group is needed yet. A dead peer is never reported as kPeerFailed: Open MPI
+// ends the whole job when a rank dies (no ULFM), so mpirun exits non-zero instead.
+#pragma once
+
+#include <memory>
+
+#include "algorithms/api/comm.hpp"
+#include "realexec/mpi_session.hpp"
+
+namespace dts::mpi {
+
+class Engine;
+
+class MpiComm final : public Comm {
+ public:
+  // Collective over MPI_COMM_WORLD: duplicates it (this Comm's messages never meet the runner's or another
+  // Comm's), synchronizes, and starts the clock of now_s().
+  explicit MpiComm(const MpiSession& session);
+  ~MpiComm() override;
+  Rank rank() const override { return rank_; }
+  int size() const override { return size_; }
+  double now_s() const override;  // wall seconds since the constructor's barrier (MPI_Wtime)
+  Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
+  Request irecv(Rank src, Tag tag, Slice data) override;
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
+  Completion wait_any(std::span<Request> reqs) override;
+  // Real bytes of the messages (4 per float): modeled_bytes is a simulator notion and is ignored here.
+  // Sent bytes count at isend, received bytes when a receive completes.
+  std::uint64_t bytes_sent() const override;
+  std::uint64_t bytes_received() const override;
+  std::uint64_t messages_sent() const;
+  // Collective: returns once every rank's sends have completed (receivers keep draining meanwhile), then
+  // drops messages no receive took. Call once, after the algorithm returned on this rank and its activities
+  // were joined, before the Comm is destroyed; without it the destructor leaks what MPI may still touch.
+  void quiesce();
+
+ private:
+  std::shared_ptr<Engine> engine_;
+  Rank rank_ = 0;
+  int size_ = 1;
+  double t0_ = 0;
+};
+
+}  // namespace dts::mpi

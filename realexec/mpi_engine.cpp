@@ -1,0 +1,262 @@
+// Engine: matching receives against messages drained from MPI with matched probes.
+//
+// Why matching lives here and not in MPI. MPI matches a receive against one source or MPI_ANY_SOURCE;
+// a receive from a set S of ranks (Comm::irecv_any) has three MPI-level translations, none right:
+//  (a) MPI_ANY_SOURCE with the tag, then check membership: takes the message of a rank outside S that uses
+//      the same tag (the EASGD center and a concurrent collective, say), and a taken message cannot be put back.
+//  (b) one MPI_Irecv per member of S, cancel the losers: MPI_Cancel fails on a receive that already matched,
+//      so a second message arriving in the window is taken by a loser and must be kept somewhere (a queue of
+//      our own after all); and those receives sit ahead of receives posted later for the same source and tag.
+//  (c) MPI_Improbe on each member, then MPI_Mrecv: right for the set, but a plain receive posted later for a
+//      member takes that member's next message first. The simulator, like MPI, gives a message to the
+//      earliest posted receive that matches it, and algorithms may rely on that.
+// So every receive goes through the engine: progress() takes each envelope MPI has (MPI_Improbe on any
+// source and tag of a private communicator: a matched probe, so no other thread can take the message) and
+// gives it to the first posted receive that matches, straight into its buffer (MPI_Imrecv), or stages it in
+// an owned buffer until a receive takes it. MPI's non-overtaking rule holds for the probe, so messages of one
+// (source, tag) are matched in send order. Costs: one copy for messages that arrive before their receive is
+// posted (MPI's eager protocol copies those too), and progress only inside test/wait calls of the rank.
+#include "realexec/mpi_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "realexec/mpi_check.hpp"
+
+namespace dts::mpi {
+namespace {
+
+float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
+
+bool matches(const std::vector<Rank>& srcs, Tag want, Rank src, Tag tag) {
+  return want == tag && std::find(srcs.begin(), srcs.end(), src) != srcs.end();
+}
+
+int mpi_count(std::size_t count) {
+  DTS_ASSERT(count <= static_cast<std::size_t>(INT32_MAX), "a message of more than 2^31 floats");
+  return static_cast<int>(count);
+}
+
+}  // namespace
+
+Engine::Engine(MPI_Comm parent) {
+  DTS_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
+  DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  DTS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  DTS_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+Engine::~Engine() {
+  if (!quiesced_) {
+    // Only on a failure path (an exception on its way to the rank boundary, which aborts the job): MPI may
+    // still read send snapshots or write staging buffers, so they are leaked rather than freed under it.
+    new std::vector<std::shared_ptr<Op>>(std::move(in_flight_));
+    new std::vector<std::shared_ptr<Staged>>(std::move(staging_));
+    return;
+  }
+  MPI_Comm_free(&comm_);
+}
+
+std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data) {
+  DTS_ASSERT(dst >= 0 && dst < size_, "send to a rank outside the world");
+  DTS_ASSERT(data.data.size() == data.count, "the MPI backend sends real data: a modeled (empty) buffer of " +
+                                                 std::to_string(data.count) + " floats has nothing to send");
+  auto op = std::make_shared<Op>();
+  op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
+  op->tag = tag;
+  std::lock_guard<std::mutex> lock(mu_);
+  float* p = op->payload.empty() ? &zero_length_dummy : op->payload.data();
+  DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, tag, comm_, &op->req));
+  in_flight_.push_back(op);
+  ++sends_pending_;
+  // Real bytes: SendOptions::modeled_bytes only charges the simulated network; here the data itself travels.
+  bytes_sent_ += sizeof(float) * data.count;
+  ++messages_sent_;
+  return op;
+}
+
+std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf) {
+  DTS_ASSERT(buf.data.size() == buf.count, "the MPI backend receives real data: a modeled (empty) buffer of " +
+                                               std::to_string(buf.count) + " floats cannot hold a message");
+  for (const Rank r : srcs) DTS_ASSERT(r >= 0 && r < size_, "receive from a rank outside the world");
+  auto op = std::make_shared<Op>();
+  op->is_recv = true;
+  op->srcs = std::move(srcs);
+  op->tag = tag;
+  op->buf = buf;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [&](const std::shared_ptr<Staged>& s) {
+    return matches(op->srcs, op->tag, s->src, s->tag);
+  });
+  if (it == unexpected_.end()) {
+    posted_.push_back(op);
+    return op;
+  }
+  const std::shared_ptr<Staged> s = *it;
+  unexpected_.erase(it);
+  check_count(*op, s->data.size(), s->tag);
+  op->source = s->src;
+  if (s->arrived) {
+    deliver(*op, *s);
+  } else {
+    s->taker = op;  // progress() delivers it when the data is in
+  }
+  return op;
+}
+
+void Engine::check_count(const Op& op, std::size_t count, Tag tag) {
+  DTS_ASSERT(op.buf.count == count, "receive buffer of " + std::to_string(op.buf.count) + " floats for a message of " +
+                                        std::to_string(count) + " (tag " + std::to_string(tag) + ")");
+}
+
+void Engine::complete_recv(Op& op) {
+  bytes_received_ += sizeof(float) * op.buf.count;
+  op.status = Status::kOk;
+  op.done = true;
+}
+
+void Engine::deliver(Op& op, const Staged& s) {
+  if (!s.data.empty()) std::memcpy(op.buf.data.data(), s.data.data(), s.data.size() * sizeof(float));
+  complete_recv(op);
+}
+
+void Engine::progress() {
+  // 1. Every envelope MPI has: to the earliest posted receive that matches it, or staged.
+  for (;;) {
+    int flag = 0;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    DTS_MPI_CHECK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &msg, &st));
+    if (!flag) break;
+    int count = 0;
+    DTS_MPI_CHECK(MPI_Get_count(&st, MPI_FLOAT, &count));
+    DTS_ASSERT(count != MPI_UNDEFINED, "a message that is not a whole number of floats");
+    const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& op) {
+      return matches(op->srcs, op->tag, st.MPI_SOURCE, st.MPI_TAG);
+    });
+    if (it != posted_.end()) {
+      const std::shared_ptr<Op> op = *it;
+      posted_.erase(it);
+      check_count(*op, static_cast<std::size_t>(count), st.MPI_TAG);
+      op->source = st.MPI_SOURCE;
+      float* p = count == 0 ? &zero_length_dummy : op->buf.data.data();
+      DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &op->req));
+      in_flight_.push_back(op);
+    } else {
+      auto s = std::make_shared<Staged>();
+      s->src = st.MPI_SOURCE;
+      s->tag = st.MPI_TAG;
+      s->data.resize(static_cast<std::size_t>(count));
+      float* p = count == 0 ? &zero_length_dummy : s->data.data();
+      DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &s->req));
+      staging_.push_back(s);
+      unexpected_.push_back(s);
+    }
+  }
+  // 2. Transfers: sends and matched receives, then staged messages.
+  std::erase_if(in_flight_, [this](const std::shared_ptr<Op>& op) {
+    int done = 0;
+    DTS_MPI_CHECK(MPI_Test(&op->req, &done, MPI_STATUS_IGNORE));
+    if (!done) return false;
+    if (op->is_recv) {
+      complete_recv(*op);
+    } else {
+      op->done = true;
+      --sends_pending_;
+    }
+    return true;
+  });
+  std::erase_if(staging_, [this](const std::shared_ptr<Staged>& s) {
+    int done = 0;
+    DTS_MPI_CHECK(MPI_Test(&s->req, &done, MPI_STATUS_IGNORE));
+    if (!done) return false;
+    s->arrived = true;
+    if (s->taker) {
+      deliver(*s->taker, *s);
+      s->taker.reset();
+    }
+    return true;
+  });
+}
+
+bool Engine::test(Op& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!op.done) progress();
+  return op.done;
+}
+
+Status Engine::status(const Op& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return op.status;
+}
+
+Rank Engine::source(const Op& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return op.source;
+}
+
+void Engine::cancel(Op& op) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already with MPI
+    const auto it = std::find_if(posted_.begin(), posted_.end(),
+                                 [&](const std::shared_ptr<Op>& p) { return p.get() == &op; });
+    if (it != posted_.end()) {
+      posted_.erase(it);
+      op.status = Status::kCancelled;
+      op.done = true;
+      return;
+    }
+  }
+  poll_until([&] { return test(op); }, kForever);  // matched: let its data land, it completes as kOk
+}
+
+bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
+  // Yield first (a reply is usually microseconds away), then sleep, growing to 0.5 ms, so that ranks that
+  // outnumber the cores, or that wait for a long computation, leave the CPU to the others.
+  const double deadline = timeout_s == kForever ? kForever : MPI_Wtime() + timeout_s;
+  for (int polls = 0;; ++polls) {
+    if (ready()) return true;
+    if (timeout_s != kForever && MPI_Wtime() >= deadline) return false;
+    if (polls < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(500, 5 * (polls - 63))));
+    }
+  }
+}
+
+void Engine::quiesce() {
+  DTS_ASSERT(!quiesced_, "quiesce called twice");
+  // 1. This rank's sends complete: every receiver drains its incoming messages while it waits here too.
+  poll_until(
+      [this] {
+        std::lock_guard<std::mutex> lock(mu_);
+        progress();
+        return sends_pending_ == 0;
+      },
+      kForever);
+  // 2. Every rank is past step 1; keep draining until all are.
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  DTS_MPI_CHECK(MPI_Ibarrier(comm_, &barrier));
+  poll_until(
+      [&] {
+        std::lock_guard<std::mutex> lock(mu_);
+        progress();
+        int done = 0;
+        DTS_MPI_CHECK(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      kForever);
+  // 3. Every send has completed, so every staged transfer has too.
+  std::lock_guard<std::mutex> lock(mu_);
+  progress();
+  for (auto& s : staging_) DTS_MPI_CHECK(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
+  staging_.clear();
+  unexpected_.clear();
+  quiesced_ = true;
+}
+
+}  // namespace dts::mpi

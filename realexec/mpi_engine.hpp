@@ -1,0 +1,95 @@
+// Message matching for one rank on top of MPI, with the simulator's semantics (sim/sim_world.hpp): a send
+// snapshots its data; every message is matched, on arrival, against this rank's posted receives in post
+// order, or queued as unexpected and taken by the first later receive that matches it; a receive may accept
+// a set of sources. MPI cannot receive from a set of ranks, so matching lives here rather than in MPI: the
+// engine drains MPI with matched probes (mpi_engine.cpp explains why). Internal to realexec/.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "algorithms/api/comm.hpp"
+
+namespace dts::mpi {
+
+struct Op;
+
+// A message that arrived before any receive wanted it, copied into a buffer the engine owns.
+struct Staged {
+  Rank src = -1;
+  Tag tag = 0;
+  std::vector<float> data;
+  MPI_Request req = MPI_REQUEST_NULL;  // the MPI_Imrecv filling `data`
+  bool arrived = false;
+  std::shared_ptr<Op> taker;  // a receive matched while the data was still arriving
+};
+
+// One operation; shared by its Request and, while in flight, by the engine. Guarded by the engine's mutex.
+struct Op {
+  bool is_recv = false;
+  bool done = false;
+  Status status = Status::kOk;
+  Rank source = -1;                    // sender of a matched receive
+  MPI_Request req = MPI_REQUEST_NULL;  // send: the MPI_Isend; matched receive: the MPI_Imrecv into buf
+  std::vector<float> payload;          // send: the snapshot, alive until MPI is done with it
+  std::vector<Rank> srcs;              // receive: acceptable senders
+  Tag tag = 0;
+  Slice buf;                           // receive: the caller's buffer
+};
+
+class Engine {
+ public:
+  // Collective over `parent`: duplicates it, so that these messages never meet other traffic.
+  explicit Engine(MPI_Comm parent);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data);
+  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf);
+  // Drives progress once (non-blocking); true when `op` is complete.
+  bool test(Op& op);
+  Status status(const Op& op);
+  Rank source(const Op& op);
+  // A posted receive completes as kCancelled. A receive already matched cannot be: its data is landing in
+  // the caller's buffer, so cancel() waits for it and the receive completes normally. Sends: no effect.
+  void cancel(Op& op);
+  // Calls `ready` (without the engine's lock held), with a growing back-off between calls, until it returns
+  // true (then true) or timeout_s of wall time has passed (then false).
+  static bool poll_until(const std::function<bool()>& ready, double timeout_s);
+  // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
+  // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank.
+  void quiesce();
+
+  std::uint64_t bytes_sent() const { return bytes_sent_; }
+  std::uint64_t bytes_received() const { return bytes_received_; }
+  std::uint64_t messages_sent() const { return messages_sent_; }
+
+ private:
+  void progress();  // lock held
+  void complete_recv(Op& op);
+  void deliver(Op& op, const Staged& s);
+  static void check_count(const Op& op, std::size_t count, Tag tag);
+
+  std::mutex mu_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  bool quiesced_ = false;
+  std::deque<std::shared_ptr<Op>> posted_;          // receives no message has matched yet, in post order
+  std::deque<std::shared_ptr<Staged>> unexpected_;  // staged messages no receive took yet, in arrival order
+  std::vector<std::shared_ptr<Op>> in_flight_;      // sends, and matched receives, whose MPI request is pending
+  std::vector<std::shared_ptr<Staged>> staging_;    // staged messages whose data is still arriving
+  std::size_t sends_pending_ = 0;
+  std::atomic<std::uint64_t> bytes_sent_{0}, bytes_received_{0}, messages_sent_{0};
+};
+
+}  // namespace dts::mpi

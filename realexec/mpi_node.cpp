@@ -1,0 +1,56 @@
+// MpiNode: threads, mutexes and sleeps.
+#include "realexec/mpi_node.hpp"
+
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "realexec/mpi_session.hpp"
+
+namespace dts::mpi {
+namespace {
+
+class ThreadActivity final : public Activity {
+ public:
+  explicit ThreadActivity(std::thread t) : thread_(std::move(t)) {}
+  ~ThreadActivity() override { join(); }
+  void join() override {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
+class StdMutex final : public Mutex {
+ public:
+  void lock() override { m_.lock(); }
+  void unlock() override { m_.unlock(); }
+
+ private:
+  std::mutex m_;
+};
+
+}  // namespace
+
+std::unique_ptr<Activity> MpiNode::spawn(const std::string& name, std::function<void()> fn) {
+  const Rank rank = rank_;
+  return std::make_unique<ThreadActivity>(std::thread([rank, name, fn = std::move(fn)] {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      MpiSession::abort_job("rank " + std::to_string(rank) + ": error in activity " + name + ": " + e.what(), 1);
+    } catch (...) {
+      MpiSession::abort_job("rank " + std::to_string(rank) + ": error in activity " + name, 1);
+    }
+  }));
+}
+
+std::unique_ptr<Mutex> MpiNode::make_mutex() { return std::make_unique<StdMutex>(); }
+
+void MpiNode::sleep_for(double seconds) {
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace dts::mpi

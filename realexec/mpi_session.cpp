@@ -1,0 +1,77 @@
+// MpiSession: initialization, world-level collectives for the runner, and job abort.
+#include "realexec/mpi_session.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "realexec/mpi_check.hpp"
+
+namespace dts::mpi {
+
+MpiSession::MpiSession() {
+  int provided = 0;
+  DTS_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+  if (provided < MPI_THREAD_MULTIPLE) {
+    MPI_Finalize();
+    throw CommError("the MPI library does not provide MPI_THREAD_MULTIPLE (got level " + std::to_string(provided) +
+                    "); dtsim's MPI backend runs communication threads and needs it");
+  }
+  // Errors come back as codes, turned into CommError by DTS_MPI_CHECK, instead of aborting inside MPI.
+  DTS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  DTS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+  DTS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::barrier() const { DTS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD)); }
+
+int MpiSession::max_over_ranks(int value) const {
+  int out = 0;
+  DTS_MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  return out;
+}
+
+int MpiSession::min_over_ranks(int value) const {
+  int out = 0;
+  DTS_MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  return out;
+}
+
+std::vector<std::string> MpiSession::gather_on_root(const std::string& mine) const {
+  DTS_ASSERT(mine.size() <= static_cast<std::size_t>(INT32_MAX), "gather_on_root: more than 2 GB from one rank");
+  const int len = static_cast<int>(mine.size());
+  std::vector<int> lens(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  DTS_MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  std::vector<int> displs(lens.size());
+  long long total = 0;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    displs[i] = static_cast<int>(total);
+    total += lens[i];
+  }
+  DTS_ASSERT(total <= INT32_MAX, "gather_on_root: more than 2 GB in all");
+  std::string all(static_cast<std::size_t>(total), '\0');
+  DTS_MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0,
+                            MPI_COMM_WORLD));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(static_cast<std::size_t>(displs[i]),
+                                                                         static_cast<std::size_t>(lens[i])));
+  return out;
+}
+
+void MpiSession::abort_job(const std::string& message, int code) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(nullptr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest if it ever does
+}
+
+std::string MpiSession::library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string v(buf, static_cast<std::size_t>(len));
+  return v.substr(0, v.find_first_of(",\n"));
+}
+
+}  // namespace dts::mpi
