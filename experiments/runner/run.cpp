@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +56,34 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   write_results(dir, plan, versions, log, summary(plan, totals, log));
 }
 
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_interrupt(int) { g_interrupted = 1; }
+
+// Waits for the child running one plan; on SIGINT/SIGTERM stops it instead, so that the caller can remove the
+// partial result directory. Returns the child's exit code (130 when interrupted).
+int wait_child(pid_t pid) {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;  // no SA_RESTART: waitpid returns EINTR
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 1;
+    if (g_interrupted) {
+      kill(pid, SIGTERM);
+      waitpid(pid, &status, 0);
+      return 130;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  std::cerr << "error: the run died (signal " << WTERMSIG(status) << ")\n";
+  return 1;
+}
+
+}  // namespace
+
 int run_experiment(const RunOptions& opt) {
   const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
   const fs::path out = opt.out_dir.empty() ? fs::path("results") / plans.front().experiment : fs::path(opt.out_dir);
@@ -81,11 +111,8 @@ int run_experiment(const RunOptions& opt) {
       std::fflush(nullptr);
       _exit(code);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    const int code = wait_child(pid);
     if (code != 0) {
-      if (!WIFEXITED(status)) std::cerr << "error: the run of " << plan.variant << " died (signal)\n";
       fs::remove_all(partial);
       return code;
     }

@@ -19,9 +19,10 @@ struct CliResult {
   std::string err;
 };
 
-inline CliResult run_dtsim(const std::string& args, const std::filesystem::path& dir) {
+// `prefix` wraps the command (e.g. "timeout -s TERM 2 ").
+inline CliResult run_dtsim(const std::string& args, const std::filesystem::path& dir, const std::string& prefix = "") {
   const auto err_file = dir / "stderr.txt";
-  const std::string cmd = std::string(DTSIM_BINARY) + " " + args + " > " + (dir / "stdout.txt").string() + " 2> " +
+  const std::string cmd = prefix + std::string(DTSIM_BINARY) + " " + args + " > " + (dir / "stdout.txt").string() + " 2> " +
                           err_file.string();
   const int status = std::system(cmd.c_str());
   CliResult r;

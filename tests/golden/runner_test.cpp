@@ -131,3 +131,17 @@ TEST_CASE("dtsim run: modeled numerics give the same simulated times as real num
     REQUIRE(modeled["messages"] == real["messages"]);
   }
 }
+
+TEST_CASE("dtsim run: an interrupted run leaves neither a result nor a partial directory", "[golden]") {
+  TempDir tmp;
+  auto exp = tiny_experiment();
+  exp["run"] = {{"epochs", 500}};  // far longer than the 2 s it is given
+  write_json(tmp / "long.json", exp);
+  const auto r = run_dtsim("run " + (tmp / "long.json").string() + " --out " + (tmp / "out").string(), tmp / "",
+                           "timeout -s TERM 2 ");
+  REQUIRE(r.code == 124);  // timeout(1): the command was stopped
+  for (const auto& entry : fs::directory_iterator(tmp / "")) {
+    INFO(entry.path().string());
+    REQUIRE(entry.path().filename().string().rfind("out", 0) != 0);
+  }
+}
