@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Test accuracy against simulated time for one or more dtsim result directories.
+"""Test accuracy against time (simulated, or wall-clock for --backend mpi runs) for dtsim result directories.
 
 Reads each DIR/metrics.csv (the rows with a test_accuracy) and DIR/summary.json; never runs the simulator.
   plots/accuracy_vs_time.py results/default/*/ --out results/default/accuracy_vs_time.png
@@ -51,9 +51,10 @@ def main():
     if not plotted:
         return 2
     first = json.load(open(os.path.join(args.dirs[0], "summary.json")))
-    ax.set_xlabel("simulated time (s)")
+    wall = first.get("backend") == "mpi"  # real runs report wall-clock seconds
+    ax.set_xlabel("wall time (s)" if wall else "simulated time (s)")
     ax.set_ylabel("test accuracy")
-    ax.set_title(args.title or f"{first['experiment']}: {first['model']}, test accuracy vs simulated time")
+    ax.set_title(args.title or f"{first['experiment']}: {first['model']}, test accuracy vs {'wall' if wall else 'simulated'} time")
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
