@@ -45,6 +45,12 @@ std::vector<std::string> algorithm_names();
 namespace tags {
 inline constexpr Tag kCollective = 1000;  // + a per-call offset inside collectives
 inline constexpr Tag kEasgd = 2000;
+inline constexpr Tag kEasgdOriginal = 3000;
+inline constexpr Tag kEasgdHogwild = 4000;
+inline constexpr Tag kEasgdSync = 5000;
+inline constexpr Tag kAsyncSgd = 6000;
+inline constexpr Tag kHogwildSgd = 7000;
+inline constexpr Tag kSyncSgd = 8000;
 }  // namespace tags
 
 }  // namespace dts

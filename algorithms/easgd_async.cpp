@@ -1,87 +1,57 @@
 // Asynchronous EASGD (Zhang, Choromanska & LeCun 2015; the FCFS parameter-server form of You, Buluc &
-// Demmel, SC17, papers/easgd_hpc.md §5.1). Rank 0 holds the center W~; ranks 1..P are workers.
-// Every tau local steps worker i sends its weights W^i and receives the center as it is at that moment;
-// both then move toward each other by alpha = eta * rho:
+// Demmel, SC17, papers/easgd_hpc.md §5.1). Rank 0 holds the center W~; ranks 1..P are workers
+// (algorithms/easgd_worker.cpp). Every tau local steps worker i sends its weights W^i and receives the center
+// as it is at that moment; both then move toward each other by alpha = eta * rho:
 //   worker  W^i <- W^i - eta * dW^i - alpha (W^i - W~)        (eq. 1; with momentum, eq. 5-6)
 //   center  W~  <- W~ + alpha (W^i - W~)                      (single-worker form of eq. 2)
 // The center serves one worker at a time, first come first served. The paper's default resolution
 // eta * rho = 0.9 / P is used unless elastic_alpha is given.
-#include <cmath>
-
-#include "algorithms/algorithm.hpp"
+#include "algorithms/easgd_worker.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts {
 namespace {
 
 constexpr Rank kCenter = 0;
-constexpr Tag kTagWeights = tags::kEasgd + 0;  // worker -> center: W^i
-constexpr Tag kTagCenter = tags::kEasgd + 1;   // center -> worker: W~
-constexpr Tag kTagDone = tags::kEasgd + 2;     // worker -> center: no more exchanges
+constexpr ElasticTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P
   std::int64_t comm_period_steps = 1;
+  bool packed = true;
 };
 
-void easgd_worker(Context& ctx, float alpha, std::int64_t tau) {
+void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64_t tau) {
   Compute& compute = ctx.compute;
-  Vec x = compute.make_vec(), grad = compute.make_vec(), center = compute.make_vec(), diff = compute.make_vec();
-  compute.init_params(x);
-  for (std::int64_t step = 0; step < ctx.steps; ++step) {
-    const bool exchange = step % tau == 0;
-    Request center_rx;
-    if (exchange) {
-      center_rx = ctx.comm.irecv(kCenter, kTagCenter, center);  // 1. ask: send W^i, the center replies
-      ctx.comm.send(kCenter, kTagWeights, x);
-    }
-    const float loss = compute.forward_backward(x, grad);       // 2. gradient at W^i, overlapping the reply
-    if (exchange) {
-      center_rx.wait_ok();
-      rules::elastic_diff(diff, x, center, alpha);              // 3. alpha (W^i - W~) from pre-update W^i
-      compute.charge_elementwise(x.count(), 3);
-    }
-    compute.optimizer_step(x, grad);                            // 4. W^i -= eta dW^i (or momentum)
-    if (exchange) {
-      rules::axpy(x, -1.0f, diff);                              // 5. elastic pull toward the center
-      compute.charge_elementwise(x.count(), 3);
-    }
-    ctx.recorder.step(step + 1, loss);
-  }
-  ctx.comm.send(kCenter, kTagDone, Vec(0, true));
-}
-
-void easgd_center(Context& ctx, float alpha) {
-  Compute& compute = ctx.compute;
-  const int P = ctx.workers;
   Vec center = compute.make_vec(), incoming = compute.make_vec(), none(0, true);
   compute.init_params(center);
-  if (ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, center);
+  ModelClock clock(ctx.workers, tau, ctx.steps);
+  clock.start(ctx.recorder, center);
   std::vector<Rank> workers;
-  for (Rank r = 1; r <= P; ++r) workers.push_back(r);
+  for (Rank r = 1; r <= ctx.workers; ++r) workers.push_back(r);
   enum { kWeights, kDone };
-  std::vector<Request> rx(2), replies;
-  rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
-  std::int64_t updates = 0;
-  for (int running = P; running > 0;) {
-    if (!rx[kWeights].valid()) rx[kWeights] = ctx.comm.irecv_any(workers, kTagWeights, incoming);
-    const Comm::Completion got = ctx.comm.wait_any(rx);        // 1. first come, first served
+  std::vector<Request> rx(2);
+  std::vector<Transfer> replies;
+  rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
+  for (int running = ctx.workers; running > 0;) {
+    if (!rx[kWeights].valid()) rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.weights, incoming);
+    const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
     DTS_ASSERT(got.status == Status::kOk, "easgd center: receive failed");
     if (got.index == kDone) {
-      if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
+      if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
       continue;
     }
-    replies.push_back(ctx.comm.isend(got.source, kTagCenter, center));  // 2. reply with W~ before the update
-    rules::elastic_diff(incoming, incoming, center, alpha);             // 3. W~ += alpha (W^i - W~)
+    ex.recv_rest(ctx.comm, got.source, kTags.weights, incoming);
+    replies.push_back(ex.isend(ctx.comm, got.source, kTags.center, center));  // 2. reply with W~ before the update
+    rules::elastic_diff(incoming, incoming, center, alpha);                   // 3. W~ += alpha (W^i - W~)
     rules::axpy(center, 1.0f, incoming);
     compute.charge_elementwise(center.count(), 4);
-    ++updates;
-    std::erase_if(replies, [](Request& r) { return r.test(); });
-    if (updates % P == 0 && ctx.recorder.eval_due(updates / P)) ctx.recorder.evaluate(updates / P, center);
+    clock.tick(ctx.recorder, center);
+    std::erase_if(replies, [](Transfer& t) { return t.test(); });
   }
   rx[kWeights].cancel();
-  for (auto& r : replies) r.wait_ok();
-  ctx.recorder.evaluate(updates / P, center, /*final=*/true);
+  for (auto& t : replies) t.wait_ok();
+  clock.final(ctx.recorder, center);
 }
 
 }  // namespace
@@ -93,12 +63,14 @@ AlgorithmSpec easgd_async_spec() {
             EasgdAsyncConfig cfg;
             cfg.elastic_alpha = r.number("elastic_alpha", 0.9 / workers, 1e-9, 1.0);
             cfg.comm_period_steps = r.integer("comm_period_steps", 1, 1, 1'000'000);
+            cfg.packed = read_packed(r);
             return [cfg](Context& ctx) {
-              const double alpha = cfg.elastic_alpha;
+              const ParamExchange ex(ctx.compute, cfg.packed);
+              const auto alpha = static_cast<float>(cfg.elastic_alpha);
               if (ctx.comm.rank() == kCenter) {
-                easgd_center(ctx, static_cast<float>(alpha));
+                easgd_center(ctx, ex, alpha, cfg.comm_period_steps);
               } else {
-                easgd_worker(ctx, static_cast<float>(alpha), cfg.comm_period_steps);
+                elastic_async_worker(ctx, ex, kCenter, kTags, alpha, cfg.comm_period_steps);
               }
             };
           }};

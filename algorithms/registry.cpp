@@ -8,12 +8,28 @@ namespace dts {
 
 AlgorithmSpec allreduce_sgd_spec();
 AlgorithmSpec easgd_async_spec();
+AlgorithmSpec easgd_original_spec();
+AlgorithmSpec measgd_async_spec();
+AlgorithmSpec easgd_hogwild_spec();
+AlgorithmSpec easgd_sync_spec();
+AlgorithmSpec async_sgd_spec();
+AlgorithmSpec async_msgd_spec();
+AlgorithmSpec hogwild_sgd_spec();
+AlgorithmSpec sync_sgd_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
   static const std::vector<AlgorithmSpec> specs = {
       allreduce_sgd_spec(),
       easgd_async_spec(),
+      easgd_original_spec(),
+      measgd_async_spec(),
+      easgd_hogwild_spec(),
+      easgd_sync_spec(),
+      async_sgd_spec(),
+      async_msgd_spec(),
+      hogwild_sgd_spec(),
+      sync_sgd_spec(),
   };
   return specs;
 }

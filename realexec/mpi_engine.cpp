@@ -201,8 +201,8 @@ void Engine::cancel(Op& op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already with MPI
-    const auto it = std::find_if(posted_.begin(), posted_.end(),
-                                 [&](const std::shared_ptr<Op>& p) { return p.get() == &op; });
+    const auto it =
+        std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& p) { return p.get() == &op; });
     if (it != posted_.end()) {
       posted_.erase(it);
       op.status = Status::kCancelled;

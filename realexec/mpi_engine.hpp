@@ -41,7 +41,7 @@ struct Op {
   std::vector<float> payload;          // send: the snapshot, alive until MPI is done with it
   std::vector<Rank> srcs;              // receive: acceptable senders
   Tag tag = 0;
-  Slice buf;                           // receive: the caller's buffer
+  Slice buf;  // receive: the caller's buffer
 };
 
 class Engine {

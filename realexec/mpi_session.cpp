@@ -1,14 +1,32 @@
 // MpiSession: initialization, world-level collectives for the runner, and job abort.
 #include "realexec/mpi_session.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 
 #include "realexec/mpi_check.hpp"
 
 namespace dts::mpi {
 
+namespace {
+// libsimgrid exports MPI_* as well (SMPI); if it comes first in the process's symbol lookup, MPI_Init_thread
+// is SimGrid's, which aborts with "not properly initialized". realexec/CMakeLists.txt links the MPI library
+// first; this catches a build that did not.
+void check_mpi_is_not_smpi() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&MPI_Init_thread), &info) == 0 || info.dli_fname == nullptr) return;
+  if (std::string_view(info.dli_fname).find("simgrid") != std::string_view::npos) {
+    throw CommError(std::string("MPI_Init_thread resolves to ") + info.dli_fname +
+                    " (SimGrid's SMPI), not to the MPI library: link the MPI library before SimGrid");
+  }
+}
+}  // namespace
+
 MpiSession::MpiSession() {
+  check_mpi_is_not_smpi();
   int provided = 0;
   DTS_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
   if (provided < MPI_THREAD_MULTIPLE) {
@@ -51,11 +69,11 @@ std::vector<std::string> MpiSession::gather_on_root(const std::string& mine) con
   }
   DTS_ASSERT(total <= INT32_MAX, "gather_on_root: more than 2 GB in all");
   std::string all(static_cast<std::size_t>(total), '\0');
-  DTS_MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0,
-                            MPI_COMM_WORLD));
+  DTS_MPI_CHECK(
+      MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(static_cast<std::size_t>(displs[i]),
-                                                                         static_cast<std::size_t>(lens[i])));
+  for (std::size_t i = 0; i < lens.size(); ++i)
+    out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
   return out;
 }
 

@@ -3,98 +3,28 @@
 // metrics, writes the result directory (DIR.partial-PID, renamed when complete) and prints progress.
 // An exception on a rank ends the job (MPI_Abort): the other ranks would otherwise wait for it forever.
 // Test hook: DTS_MPI_FAULT="R:throw" or "R:kill" makes rank R throw, or die by SIGKILL, at its step 2.
-#include "experiments/runner/run_mpi.hpp"
-
-#include <algorithm>
-#include <cmath>
-
 #include "experiments/runner/run.hpp"
 
 #ifdef DTS_WITH_MPI
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
 
+#include "experiments/runner/run_mpi.hpp"
 #include "realexec/mpi_comm.hpp"
 #include "realexec/mpi_compute.hpp"
 #include "realexec/mpi_node.hpp"
 #endif
 
 namespace dts::exp {
-
-nlohmann::json report_to_json(const RankReport& r) {
-  auto row_json = [](const MetricsRow& row) {
-    nlohmann::json j = {{"t", row.time_s}, {"r", row.rank}, {"s", row.step}, {"bs", row.bytes_sent},
-                        {"br", row.bytes_received}};
-    if (row.loss && std::isfinite(*row.loss)) j["loss"] = *row.loss;
-    if (row.eval) j["eval"] = {row.eval->correct, row.eval->total, row.eval->mean_loss};
-    return j;
-  };
-  nlohmann::json j = {{"end_s", r.end_s}, {"messages", r.messages}, {"bytes_sent", r.bytes_sent},
-                      {"bytes_received", r.bytes_received}, {"rows", nlohmann::json::array()}};
-  for (const auto& row : r.log.rows) j["rows"].push_back(row_json(row));
-  if (r.log.final_eval) {
-    j["final"] = row_json(*r.log.final_eval);
-    j["hash"] = r.log.final_model_hash;
-  }
-  return j;
-}
-
-RankReport report_from_json(const nlohmann::json& j) {
-  auto row_from = [](const nlohmann::json& x) {
-    MetricsRow row;
-    row.time_s = x.at("t").get<double>();
-    row.rank = x.at("r").get<Rank>();
-    row.step = x.at("s").get<std::int64_t>();
-    row.bytes_sent = x.at("bs").get<std::uint64_t>();
-    row.bytes_received = x.at("br").get<std::uint64_t>();
-    if (x.contains("loss")) row.loss = x["loss"].get<float>();
-    if (x.contains("eval")) {
-      row.eval = model::EvalResult{x["eval"][0].get<std::int64_t>(), x["eval"][1].get<std::int64_t>(),
-                                   x["eval"][2].get<double>()};
-    }
-    return row;
-  };
-  RankReport r;
-  r.end_s = j.at("end_s").get<double>();
-  r.messages = j.at("messages").get<std::uint64_t>();
-  r.bytes_sent = j.at("bytes_sent").get<std::uint64_t>();
-  r.bytes_received = j.at("bytes_received").get<std::uint64_t>();
-  for (const auto& x : j.at("rows")) r.log.rows.push_back(row_from(x));
-  if (j.contains("final")) {
-    r.log.final_eval = row_from(j["final"]);
-    r.log.final_model_hash = j.at("hash").get<std::string>();
-  }
-  return r;
-}
-
-std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& reports) {
-  MetricsLog log;
-  RunOutcome out;
-  out.clock = "wall";
-  for (const RankReport& r : reports) {
-    log.rows.insert(log.rows.end(), r.log.rows.begin(), r.log.rows.end());
-    DTS_ASSERT(!(r.log.final_eval && log.final_eval), "two ranks evaluated a final model");
-    if (r.log.final_eval) {
-      log.final_eval = r.log.final_eval;
-      log.final_model_hash = r.log.final_model_hash;
-    }
-    out.time_s = std::max(out.time_s, r.end_s);
-    out.messages += r.messages;
-    out.bytes_sent.push_back(r.bytes_sent);
-    out.bytes_received.push_back(r.bytes_received);
-  }
-  std::stable_sort(log.rows.begin(), log.rows.end(), [](const MetricsRow& a, const MetricsRow& b) {
-    return std::tie(a.time_s, a.rank, a.step) < std::tie(b.time_s, b.rank, b.step);
-  });
-  return {std::move(log), std::move(out)};
-}
 
 #ifndef DTS_WITH_MPI
 
@@ -195,8 +125,9 @@ std::string plan_where(const RunOptions& opt, const Plan& plan, const std::strin
 // Input checks that only the MPI backend makes: the job's size and the numerics.
 void check_plan(const RunOptions& opt, const Plan& plan, int world) {
   if (!plan.real) {
-    throw InputError(plan_where(opt, plan, "/model/numerics"),
-                     "\"modeled\" runs no kernels; the MPI backend needs \"real\" (modeled numerics need the simulator)");
+    throw InputError(
+        plan_where(opt, plan, "/model/numerics"),
+        "\"modeled\" runs no kernels; the MPI backend needs \"real\" (modeled numerics need the simulator)");
   }
   if (plan.ranks != world) {
     throw InputError(plan_where(opt, plan, "/algorithm/workers"),
@@ -275,7 +206,8 @@ void publish(const RunOptions& opt, const std::vector<Plan>& plans, const std::v
     const fs::path dir = r.subdir.empty() ? out : out / r.subdir;
     std::cout << (r.subdir.empty() ? plans.front().experiment : r.subdir) << ": wall "
               << r.summary["wall_time_s"].get<double>() << " s";
-    if (!r.summary["test_accuracy"].is_null()) std::cout << ", test accuracy " << r.summary["test_accuracy"].get<double>();
+    if (!r.summary["test_accuracy"].is_null())
+      std::cout << ", test accuracy " << r.summary["test_accuracy"].get<double>();
     std::cout << "  -> " << dir.string() << '\n';
   }
 }
@@ -294,7 +226,8 @@ int run_experiment_mpi(const RunOptions& opt) {
   int code = 0;
   std::string message;
   try {
-    if (!opt.simgrid_args.empty()) throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
+    if (!opt.simgrid_args.empty())
+      throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
     plans = load_experiment(opt.experiment_file, opt.sets);
     for (const Plan& plan : plans) check_plan(opt, plan, session.size());
     fault = read_fault();

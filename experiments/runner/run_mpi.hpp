@@ -1,13 +1,12 @@
 // The parts of `dtsim run --backend mpi` that need no MPI: what one rank reports to rank 0 after a plan
 // (its metrics rows, final evaluation, clock and byte counters) as JSON for the trip, and the merge of
-// every rank's report into the one MetricsLog and RunOutcome that results.hpp writes.
+// every rank's report into the one MetricsLog and RunOutcome that results.hpp writes (run_mpi_report.cpp).
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/results.hpp"

@@ -21,8 +21,12 @@ Kind kind_of(const std::string& k) {
 }
 }  // namespace
 
+// The state buffers are allocated here, not on the first step, so that concurrent steps (a Hogwild server
+// per worker) never race on an allocation.
 Optimizer::Optimizer(const OptimizerConfig& cfg, std::size_t num_params) : cfg_(cfg), n_(num_params) {
-  kind_of(cfg_.kind);
+  const Kind kind = kind_of(cfg_.kind);
+  if (kind != Kind::kSgd) m_.assign(n_, 0.0f);
+  if (kind == Kind::kAdam) v_.assign(n_, 0.0f);
   if (cfg_.lr_policy != "fixed" && cfg_.lr_policy != "inv")
     throw InputError("", "unknown lr policy '" + cfg_.lr_policy + "' (known: fixed, inv)");
 }
@@ -30,7 +34,7 @@ Optimizer::Optimizer(const OptimizerConfig& cfg, std::size_t num_params) : cfg_(
 // Caffe's "inv": lr * (1 + gamma * iter)^-power, iter = steps taken before this one (0 for the first).
 double Optimizer::lr_now() const {
   if (cfg_.lr_policy == "inv")
-    return cfg_.lr * std::pow(1.0 + cfg_.lr_gamma * static_cast<double>(iter_), -cfg_.lr_power);
+    return cfg_.lr * std::pow(1.0 + cfg_.lr_gamma * static_cast<double>(iter_.load()), -cfg_.lr_power);
   return cfg_.lr;
 }
 
@@ -42,9 +46,7 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(n_);
   float* p = params.data();
   const float* g = grads.data();
-  const bool first = m_.empty() && kind != Kind::kSgd;
-  if (first) m_.assign(n_, 0.0f);
-  if (kind == Kind::kAdam && v_.empty()) v_.assign(n_, 0.0f);
+  const bool first = iter_ == 0;
   float* m = m_.data();
 
   if (kind == Kind::kSgd) {
@@ -59,7 +61,7 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
       p[i] -= lr * (nesterov ? d + mu * m[i] : m[i]);
     }
   } else {  // Adam: m = b1 m + (1-b1) d; v = b2 v + (1-b2) d^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
-    const double t = static_cast<double>(iter_ + 1);
+    const double t = static_cast<double>(iter_.load() + 1);
     const float b1 = static_cast<float>(cfg_.beta1), b2 = static_cast<float>(cfg_.beta2);
     const float eps = static_cast<float>(cfg_.eps);
     const float step_size = static_cast<float>(lr_now() / (1.0 - std::pow(cfg_.beta1, t)));

@@ -6,6 +6,7 @@
 // Learning-rate policies: "fixed", and Caffe's "inv": lr * (1 + gamma * iter)^-power.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -39,7 +40,7 @@ class Optimizer {
   OptimizerConfig cfg_;
   std::vector<float> m_, v_;  // momentum buffer / Adam moments (allocated lazily, sized num_params)
   std::size_t n_;
-  std::int64_t iter_ = 0;
+  std::atomic<std::int64_t> iter_{0};  // atomic: Hogwild servers step one optimizer concurrently
 };
 
 }  // namespace dts::model

@@ -15,7 +15,10 @@ namespace {
 class CaptureRecorder final : public Recorder {
  public:
   CaptureRecorder(Comm& comm, nlohmann::json& out) : comm_(comm), out_(out) {}
-  void step(std::int64_t step, float) override { out_["steps"][static_cast<std::size_t>(comm_.rank())] = step; }
+  void step(std::int64_t step, float) override {
+    out_["steps"][static_cast<std::size_t>(comm_.rank())] = step;
+    out_["last_step_s"][static_cast<std::size_t>(comm_.rank())] = comm_.now_s();
+  }
   bool eval_due(std::int64_t step) const override { return step % 10 == 0; }
   void evaluate(std::int64_t step, ConstSlice params, bool final) override {
     out_["evals"] = out_.value("evals", 0) + 1;

@@ -19,8 +19,9 @@ struct AlgoRun {
   sim::PlatformSpec platform;
 };
 
-// {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "end_s": t, "messages": m,
-//  "bytes_sent": [per rank]}; {"error": what} if the run threw.
+// {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "last_step_s": [per rank, time of the
+//  last recorded step; null for ranks without steps], "end_s": t, "messages": m, "bytes_sent": [per rank]};
+// {"error": what} if the run threw.
 nlohmann::json run_quadratic(const AlgoRun& run);
 
 // max_k |x_k - mean_k| of the final model against the closed-form answer.

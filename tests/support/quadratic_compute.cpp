@@ -1,4 +1,4 @@
-// QuadraticCompute: f_i(x) = 1/2 |x - c_i|^2, gradient x - c_i, plain SGD.
+// QuadraticCompute: f_i(x) = 1/2 |x - c_i|^2, gradient x - c_i, plain SGD or heavy-ball momentum.
 #include "tests/support/quadratic_compute.hpp"
 
 #include "kernels/rng.hpp"
@@ -24,6 +24,20 @@ std::vector<double> QuadraticProblem::mean_target() const {
 QuadraticCompute::QuadraticCompute(const QuadraticProblem& p, int worker, std::function<void(double)> charge)
     : p_(p), charge_(std::move(charge)) {
   if (worker >= 0) c_ = p.target(worker);
+  const auto w = static_cast<std::size_t>(worker);
+  step_time_s_ = p.step_time_s * (worker >= 0 && w < p.slowdown.size() ? p.slowdown[w] : 1.0);
+}
+
+std::vector<model::ParamBlock> QuadraticCompute::param_blocks() const {
+  // Block k of B: the first dim % B blocks get one extra element.
+  const std::size_t B = static_cast<std::size_t>(p_.blocks), base = p_.dim / B, extra = p_.dim % B;
+  std::vector<model::ParamBlock> blocks;
+  for (std::size_t k = 0, offset = 0; k < B; ++k) {
+    const std::size_t n = base + (k < extra ? 1 : 0);
+    blocks.push_back({std::to_string(k), offset, n});
+    offset += n;
+  }
+  return blocks;
 }
 
 void QuadraticCompute::init_params(Slice params) {
@@ -37,14 +51,23 @@ float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
     grads.data[k] = params.data[k] - c_[k];
     loss += 0.5 * grads.data[k] * grads.data[k];
   }
-  charge_(p_.step_time_s);
+  charge_(step_time_s_);
   return static_cast<float>(loss);
 }
 
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {
-  for (std::size_t k = 0; k < p_.dim; ++k) params.data[k] -= static_cast<float>(p_.lr) * grads.data[k];
+  if (p_.momentum == 0) {
+    for (std::size_t k = 0; k < p_.dim; ++k) params.data[k] -= static_cast<float>(p_.lr) * grads.data[k];
+  } else {
+    if (b_.empty()) b_.assign(p_.dim, 0.0f);
+    for (std::size_t k = 0; k < p_.dim; ++k) {
+      b_[k] = static_cast<float>(p_.momentum) * b_[k] + grads.data[k];
+      params.data[k] -= static_cast<float>(p_.lr) * b_[k];
+    }
+  }
+  charge_(p_.update_time_s);
 }
 
-void QuadraticCompute::charge_elementwise(std::size_t, int) {}
+void QuadraticCompute::charge_elementwise(std::size_t, int) { charge_(p_.update_time_s); }
 
 }  // namespace dts::test

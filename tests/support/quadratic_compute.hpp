@@ -17,6 +17,11 @@ struct QuadraticProblem {
   double lr = 0.1;
   double step_time_s = 1e-3;  // charged per forward_backward
   bool same_target = false;   // every worker gets c_0 (a consensus problem with no disagreement)
+  // Added for the master-worker algorithms; the defaults keep the problem as it was.
+  std::vector<double> slowdown;  // step_time_s multiplier per worker index (a straggler); missing: 1
+  double update_time_s = 0;      // charged per optimizer_step and per charge_elementwise call
+  double momentum = 0;           // optimizer_step as heavy ball: b = momentum b + g; x -= lr b
+  int blocks = 1;                // param_blocks(): dim split into this many layers, for per-layer messages
   // c_i for worker index i (0-based), drawn from Rng(seed, i, "quadratic") in [-1, 1].
   std::vector<float> target(int worker) const;
   std::vector<double> mean_target() const;
@@ -28,7 +33,7 @@ class QuadraticCompute final : public Compute {
   QuadraticCompute(const QuadraticProblem& p, int worker, std::function<void(double)> charge);
   std::size_t num_params() const override { return p_.dim; }
   bool real() const override { return true; }
-  std::vector<model::ParamBlock> param_blocks() const override { return {{"x", 0, p_.dim}}; }
+  std::vector<model::ParamBlock> param_blocks() const override;
   std::int64_t steps_per_epoch() const override { return 1; }
   void init_params(Slice params) override;
   float forward_backward(ConstSlice params, Slice grads) override;
@@ -39,6 +44,8 @@ class QuadraticCompute final : public Compute {
  private:
   QuadraticProblem p_;
   std::vector<float> c_;
+  std::vector<float> b_;  // momentum buffer
+  double step_time_s_ = 0;
   std::function<void(double)> charge_;
 };
 

@@ -1,0 +1,90 @@
+// Asynchronous SGD with a parameter server (Dean et al. 2012; papers/easgd_hpc.md §4.2). Rank 0, the
+// master, holds W and the optimizer; ranks 1..P are workers. Worker i computes dW_i at its copy of W, sends
+// it, and waits for the W the master returns. The master serves one gradient at a time, first come first
+// served (the lock of the paper), applying
+//   W <- W - eta dW_i                    (the experiment's optimizer)
+// then returning W to worker i. With optimizer kind "momentum" the master keeps V and applies eq. (3)-(4)
+// to each incoming gradient: Async MSGD (§4.3, registered as async_msgd). A gradient is stale by the
+// updates other workers made since its worker's last pull.
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/param_exchange.hpp"
+
+namespace dts {
+namespace {
+
+constexpr Rank kMaster = 0;
+constexpr Tag kTagGrad = tags::kAsyncSgd + 0;     // worker -> master: dW_i
+constexpr Tag kTagWeights = tags::kAsyncSgd + 1;  // master -> worker: W after its update
+constexpr Tag kTagDone = tags::kAsyncSgd + 2;     // worker -> master: no more gradients
+
+struct AsyncSgdConfig {
+  bool packed = true;
+};
+
+void async_sgd_worker(Context& ctx, const AsyncSgdConfig& cfg) {
+  Compute& compute = ctx.compute;
+  const ParamExchange ex(compute, cfg.packed);
+  Vec params = compute.make_vec(), grads = compute.make_vec();
+  compute.init_params(params);
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    const float loss = compute.forward_backward(params, grads);  // 1. dW_i at my copy of W
+    ex.send(ctx.comm, kMaster, kTagGrad, grads);                 // 2. push dW_i
+    ex.recv(ctx.comm, kMaster, kTagWeights, params);             // 3. pull W, updated with it
+    ctx.recorder.step(step + 1, loss);
+  }
+  ctx.comm.send(kMaster, kTagDone, Vec(0, true));
+}
+
+void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
+  Compute& compute = ctx.compute;
+  const ParamExchange ex(compute, cfg.packed);
+  Vec params = compute.make_vec(), incoming = compute.make_vec(), none(0, true);
+  compute.init_params(params);
+  ModelClock clock(ctx.workers, 1, ctx.steps);
+  clock.start(ctx.recorder, params);
+  std::vector<Rank> workers;
+  for (Rank r = 1; r <= ctx.workers; ++r) workers.push_back(r);
+  enum { kGrad, kDone };
+  std::vector<Request> rx(2);
+  std::vector<Transfer> replies;
+  rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
+  for (int running = ctx.workers; running > 0;) {
+    if (!rx[kGrad].valid()) rx[kGrad] = ex.irecv_first(ctx.comm, workers, kTagGrad, incoming);
+    const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
+    DTS_ASSERT(got.status == Status::kOk, "async_sgd master: receive failed");
+    if (got.index == kDone) {
+      if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
+      continue;
+    }
+    ex.recv_rest(ctx.comm, got.source, kTagGrad, incoming);
+    compute.optimizer_step(params, incoming);                                // 2. W <- W - eta dW_i, one at a time
+    replies.push_back(ex.isend(ctx.comm, got.source, kTagWeights, params));  // 3. return W to worker i
+    clock.tick(ctx.recorder, params);
+    std::erase_if(replies, [](Transfer& t) { return t.test(); });
+  }
+  rx[kGrad].cancel();
+  for (auto& t : replies) t.wait_ok();
+  clock.final(ctx.recorder, params);
+}
+
+}  // namespace
+
+AlgorithmSpec async_sgd_spec() {
+  return {"async_sgd", "asynchronous SGD: FCFS parameter server on rank 0, one gradient at a time",
+          [](int workers) { return workers + 1; },
+          [](ConfigReader& r, int /*workers*/) -> RankMain {
+            AsyncSgdConfig cfg;
+            cfg.packed = read_packed(r);
+            return [cfg](Context& ctx) {
+              if (ctx.comm.rank() == kMaster) {
+                async_sgd_master(ctx, cfg);
+              } else {
+                async_sgd_worker(ctx, cfg);
+              }
+            };
+          }};
+}
+
+}  // namespace dts

@@ -1,0 +1,36 @@
+// elastic_async_worker: one numbered step per line of the worker's listing (papers/easgd_hpc.md §5.1).
+#include "algorithms/easgd_worker.hpp"
+
+#include "algorithms/rules/vector_ops.hpp"
+
+namespace dts {
+
+void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const ElasticTags& tags,
+                          float alpha, std::int64_t tau) {
+  Compute& compute = ctx.compute;
+  Vec x = compute.make_vec(), grad = compute.make_vec(), center = compute.make_vec(), diff = compute.make_vec();
+  compute.init_params(x);
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    const bool exchange = step % tau == 0;
+    Transfer center_rx;
+    if (exchange) {
+      center_rx = ex.irecv(ctx.comm, center_rank, tags.center, center);  // 1. send W^i, the center replies
+      ex.send(ctx.comm, center_rank, tags.weights, x);
+    }
+    const float loss = compute.forward_backward(x, grad);  // 2. gradient at W^i, overlapping the reply
+    if (exchange) {
+      center_rx.wait_ok();
+      rules::elastic_diff(diff, x, center, alpha);  // 3. alpha (W^i - W~) from the pre-update W^i
+      compute.charge_elementwise(x.count(), 3);
+    }
+    compute.optimizer_step(x, grad);  // 4. W^i -= eta dW^i (or the momentum step)
+    if (exchange) {
+      rules::axpy(x, -1.0f, diff);  // 5. elastic pull toward the center
+      compute.charge_elementwise(x.count(), 3);
+    }
+    ctx.recorder.step(step + 1, loss);
+  }
+  ctx.comm.send(center_rank, tags.done, Vec(0, true));
+}
+
+}  // namespace dts

@@ -1,0 +1,97 @@
+// Hogwild SGD (Recht et al. 2011; papers/easgd_hpc.md §4.4): async_sgd without the master's lock. Rank 0
+// holds W and the optimizer and runs one server activity per worker (Node::spawn); the servers apply
+// their workers' gradients to the shared W concurrently, with no mutex:
+//   W <- W - eta dW_i                    (the experiment's optimizer, on W as it is when the update runs)
+// and return W to their worker. Ranks 1..P are workers exactly as in async_sgd. With several cores (or a
+// sleep-charged test Compute) the update times of different workers overlap. Under realexec the
+// unsynchronized update is Hogwild's benign race on floats (and on a momentum buffer, if any).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/param_exchange.hpp"
+
+namespace dts {
+namespace {
+
+constexpr Rank kMaster = 0;
+constexpr Tag kTagGrad = tags::kHogwildSgd + 0;     // worker -> its server: dW_i
+constexpr Tag kTagWeights = tags::kHogwildSgd + 1;  // server -> worker: W after the update
+constexpr Tag kTagDone = tags::kHogwildSgd + 2;     // worker -> its server: no more gradients
+
+struct HogwildSgdConfig {
+  bool packed = true;
+};
+
+void hogwild_sgd_worker(Context& ctx, const HogwildSgdConfig& cfg) {
+  Compute& compute = ctx.compute;
+  const ParamExchange ex(compute, cfg.packed);
+  Vec params = compute.make_vec(), grads = compute.make_vec();
+  compute.init_params(params);
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    const float loss = compute.forward_backward(params, grads);  // 1. dW_i at my copy of W
+    ex.send(ctx.comm, kMaster, kTagGrad, grads);                 // 2. push dW_i
+    ex.recv(ctx.comm, kMaster, kTagWeights, params);             // 3. pull W
+    ctx.recorder.step(step + 1, loss);
+  }
+  ctx.comm.send(kMaster, kTagDone, Vec(0, true));
+}
+
+// One server activity: serves worker i until it is done. `params` and `clock` are shared, unlocked.
+void hogwild_sgd_server(Context& ctx, const ParamExchange& ex, Rank i, Vec& params, ModelClock& clock) {
+  Vec incoming = ctx.compute.make_vec(), none(0, true);
+  const Rank from[] = {i};
+  enum { kGrad, kDone };
+  std::vector<Request> rx(2);
+  rx[kDone] = ctx.comm.irecv(i, kTagDone, none);
+  std::vector<Transfer> replies;
+  while (true) {
+    rx[kGrad] = ex.irecv_first(ctx.comm, from, kTagGrad, incoming);
+    const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. dW_i arrives (or worker i is done)
+    DTS_ASSERT(got.status == Status::kOk, "hogwild_sgd server: receive failed");
+    if (got.index == kDone) break;
+    ex.recv_rest(ctx.comm, i, kTagGrad, incoming);
+    ctx.compute.optimizer_step(params, incoming);                   // 2. W <- W - eta dW_i, no lock
+    replies.push_back(ex.isend(ctx.comm, i, kTagWeights, params));  // 3. return W to worker i
+    clock.tick(ctx.recorder, params);
+    std::erase_if(replies, [](Transfer& t) { return t.test(); });
+  }
+  rx[kGrad].cancel();
+  for (auto& t : replies) t.wait_ok();
+}
+
+void hogwild_sgd_master(Context& ctx, const HogwildSgdConfig& cfg) {
+  const ParamExchange ex(ctx.compute, cfg.packed);
+  Vec params = ctx.compute.make_vec();
+  ctx.compute.init_params(params);
+  ModelClock clock(ctx.workers, 1, ctx.steps);
+  clock.start(ctx.recorder, params);
+  std::vector<std::unique_ptr<Activity>> servers;
+  for (Rank i = 1; i <= ctx.workers; ++i) {  // one server per worker, all sharing W
+    servers.push_back(ctx.node.spawn("hogwild-sgd-server-" + std::to_string(i),
+                                     [&, i] { hogwild_sgd_server(ctx, ex, i, params, clock); }));
+  }
+  for (auto& s : servers) s->join();
+  clock.final(ctx.recorder, params);
+}
+
+}  // namespace
+
+AlgorithmSpec hogwild_sgd_spec() {
+  return {"hogwild_sgd", "Hogwild SGD: lock-free parameter server on rank 0, one concurrent server per worker",
+          [](int workers) { return workers + 1; },
+          [](ConfigReader& r, int /*workers*/) -> RankMain {
+            HogwildSgdConfig cfg;
+            cfg.packed = read_packed(r);
+            return [cfg](Context& ctx) {
+              if (ctx.comm.rank() == kMaster) {
+                hogwild_sgd_master(ctx, cfg);
+              } else {
+                hogwild_sgd_worker(ctx, cfg);
+              }
+            };
+          }};
+}
+
+}  // namespace dts

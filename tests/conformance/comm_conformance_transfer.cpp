@@ -1,0 +1,193 @@
+// Transfer cases of the conformance suite: zero-length and 64 MB messages (into a posted receive and as an
+// unexpected one), the send snapshot, byte counters, sends to oneself, a spawned activity sharing the Comm,
+// and the collectives (ring and tree allreduce, groups of 1) on top of it all.
+#include <numeric>
+
+#include "algorithms/api/compute.hpp"
+#include "algorithms/collectives/collectives.hpp"
+#include "tests/conformance/comm_conformance.hpp"
+
+namespace dts::conformance {
+namespace detail {
+namespace {
+
+constexpr std::size_t kLarge = std::size_t{16} << 20;  // floats: 64 MB
+
+float pattern(std::size_t i, int which) { return static_cast<float>(which == 0 ? i % 1021 : (i * 7) % 1009); }
+
+bool has_pattern(const std::vector<float>& v, int which) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != pattern(i, which)) return false;
+  }
+  return true;
+}
+
+// Rank 1 posts the first 64 MB receive, then rank 0 sends: zero floats, 64 MB (its buffer overwritten right
+// after isend), another 64 MB and a marker. Rank 1 takes the marker before posting the second big receive.
+Case zero_and_large() {
+  return {"zero_and_large", "zero-length and 64 MB messages arrive intact; a send snapshots its buffer; bytes count",
+          [](Comm& comm, Node&, nlohmann::json& f) {
+            std::vector<float> none, one = {1};
+            if (comm.rank() == 0) {
+              comm.recv(1, 24, std::span<float>(one));
+              std::vector<float> big(kLarge);
+              for (std::size_t i = 0; i < kLarge; ++i) big[i] = pattern(i, 0);
+              std::vector<Request> tx;
+              tx.push_back(comm.isend(1, 20, std::span<const float>(none)));
+              tx.push_back(comm.isend(1, 21, std::span<const float>(big)));
+              for (std::size_t i = 0; i < kLarge; ++i) big[i] = pattern(i, 1);  // the first send took a copy
+              tx.push_back(comm.isend(1, 22, std::span<const float>(big)));
+              tx.push_back(comm.isend(1, 23, std::span<const float>(one)));
+              for (auto& r : tx) r.wait_ok();
+              f["bytes_sent"] = comm.bytes_sent();
+            } else if (comm.rank() == 1) {
+              std::vector<float> first(kLarge), second(kLarge);
+              Request rx = comm.irecv(0, 21, std::span<float>(first));
+              comm.send(0, 24, std::span<const float>(one));
+              comm.recv(0, 20, std::span<float>(none));
+              rx.wait_ok();
+              comm.recv(0, 23, std::span<float>(one));  // the second big message is unexpected by now
+              comm.recv(0, 22, std::span<float>(second));
+              f["intact"] = {has_pattern(first, 0), has_pattern(second, 1)};
+              f["bytes_received"] = comm.bytes_received();
+            }
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            e(f[1]["intact"] == nlohmann::json({true, true}), "64 MB messages " + f[1]["intact"].dump());
+            const std::uint64_t payload = 4 * (2 * kLarge + 1);
+            e(f[0]["bytes_sent"] == payload, "bytes sent " + f[0]["bytes_sent"].dump());
+            e(f[1]["bytes_received"] == payload, "bytes received " + f[1]["bytes_received"].dump());
+            return e.failure;
+          }};
+}
+
+// Every rank sends to itself: a small message before its receive is posted, a 4 MB one by a blocking send
+// (it must not wait for the receive), and one into a receive posted first.
+Case self_send() {
+  return {"self_send", "a rank may send to itself, blocking or not, before or after posting the receive",
+          [](Comm& comm, Node&, nlohmann::json& f) {
+            const Rank me = comm.rank();
+            std::vector<float> v = {static_cast<float>(me)}, got(1), big(1 << 20, static_cast<float>(me)),
+                               big_got(1 << 20);
+            Request tx = comm.isend(me, 30, std::span<const float>(v));
+            comm.recv(me, 30, std::span<float>(got));
+            tx.wait_ok();
+            f["unexpected"] = got[0];
+            comm.send(me, 32, std::span<const float>(big));
+            comm.recv(me, 32, std::span<float>(big_got));
+            f["big"] = big_got == big;
+            Request rx = comm.irecv(me, 31, std::span<float>(got));
+            v[0] += 10;
+            comm.send(me, 31, std::span<const float>(v));
+            rx.wait_ok();
+            f["posted"] = got[0];
+            f["source"] = rx.source();
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            for (int r = 0; r < kRanks; ++r) {
+              e(f[r] == nlohmann::json({{"unexpected", r}, {"big", true}, {"posted", r + 10}, {"source", r}}),
+                "rank " + std::to_string(r) + ": " + f[r].dump());
+            }
+            return e.failure;
+          }};
+}
+
+// Rank 1 spawns a server that takes 3 messages from rank 0 (tag 40) into a sum behind the api's mutex, while
+// its main activity plays 3 rounds of ping-pong with rank 2 (tag 41) on the same Comm.
+Case spawned_activity() {
+  return {"spawned_activity", "a spawned activity and the main one use one Comm concurrently; join waits for it",
+          [](Comm& comm, Node& node, nlohmann::json& f) {
+            const Rank me = comm.rank();
+            std::vector<float> v(1);
+            if (me == 0) {
+              for (int i = 1; i <= 3; ++i) {
+                node.sleep_for(0.01);
+                v[0] = static_cast<float>(i);
+                comm.send(1, 40, std::span<const float>(v));
+              }
+            } else if (me == 2) {
+              for (int i = 0; i < 3; ++i) {
+                comm.recv(1, 41, std::span<float>(v));
+                v[0] += 1;
+                comm.send(1, 41, std::span<const float>(v));
+              }
+            } else if (me == 1) {
+              auto mutex = node.make_mutex();
+              float sum = 0;
+              auto server = node.spawn("server", [&] {
+                std::vector<float> x(1);
+                const std::vector<Rank> from = {0};
+                for (int i = 0; i < 3; ++i) {
+                  comm.irecv_any(from, 40, std::span<float>(x)).wait_ok();
+                  std::lock_guard<Mutex> lock(*mutex);
+                  sum += x[0];
+                }
+              });
+              for (int i = 0; i < 3; ++i) {
+                comm.send(2, 41, std::span<const float>(v));
+                comm.recv(2, 41, std::span<float>(v));
+              }
+              server->join();
+              f["sum"] = sum;
+              f["pong"] = v[0];
+            }
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            e(f[1]["sum"] == 6 && f[1]["pong"] == 3, "rank 1: " + f[1].dump());
+            return e.failure;
+          }};
+}
+
+// The collectives only need charge_elementwise from a Compute.
+class NoCompute final : public Compute {
+ public:
+  std::size_t num_params() const override { return 0; }
+  bool real() const override { return true; }
+  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
+  std::int64_t steps_per_epoch() const override { return 1; }
+  void init_params(Slice) override {}
+  float forward_backward(ConstSlice, Slice) override { return 0; }
+  void optimizer_step(Slice, ConstSlice) override {}
+  double learning_rate() const override { return 0; }
+  void charge_elementwise(std::size_t, int) override {}
+};
+
+// Ring and tree allreduce of v_r[i] = r * 1000 + i over the 4 ranks (11 floats: uneven ring chunks), and
+// over a group of one rank (itself).
+Case collectives() {
+  return {"collectives", "ring and tree allreduce built on the Comm give exact sums; a group of 1 is a no-op",
+          [](Comm& comm, Node&, nlohmann::json& f) {
+            NoCompute compute;
+            const Rank me = comm.rank();
+            for (const auto algo : {collectives::AllreduceAlgo::kRing, collectives::AllreduceAlgo::kTree}) {
+              std::vector<float> v(11);
+              for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(me * 1000 + static_cast<int>(i));
+              collectives::allreduce(algo, comm, compute, Group::range(0, comm.size()), Slice(v), 1000);
+              f[algo == collectives::AllreduceAlgo::kRing ? "ring" : "tree"] = v;
+              std::vector<float> w = {static_cast<float>(me)};
+              collectives::allreduce(algo, comm, compute, Group({me}), Slice(w), 1100);
+              f["alone"].push_back(w[0]);
+            }
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            std::vector<float> want(11);
+            for (std::size_t i = 0; i < want.size(); ++i) want[i] = static_cast<float>(6000 + 4 * static_cast<int>(i));
+            for (int r = 0; r < kRanks; ++r) {
+              e(f[r]["ring"] == nlohmann::json(want) && f[r]["tree"] == nlohmann::json(want),
+                "rank " + std::to_string(r) + ": " + f[r].dump());
+              e(f[r]["alone"] == nlohmann::json({r, r}), "group of 1 on rank " + std::to_string(r));
+            }
+            return e.failure;
+          }};
+}
+
+}  // namespace
+
+std::vector<Case> transfer_cases() { return {zero_and_large(), self_send(), spawned_activity(), collectives()}; }
+
+}  // namespace detail
+}  // namespace dts::conformance

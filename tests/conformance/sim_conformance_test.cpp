@@ -1,0 +1,18 @@
+// The Comm conformance suite (comm_conformance.hpp) on the simulator: every case on a 4-host star, each in
+// its own SimGrid engine (a forked child), checked by the same checker as on MPI.
+#include <catch2/catch.hpp>
+
+#include "tests/conformance/comm_conformance.hpp"
+#include "tests/sim/sim_harness.hpp"
+
+TEST_CASE("conformance: sim::SimComm passes the Comm conformance suite", "[conformance][sim]") {
+  using dts::conformance::kRanks;
+  for (const auto& c : dts::conformance::cases()) {
+    INFO(c.name << ": " << c.what);
+    const auto out = dts::test::simulate(dts::test::pinned_star(kRanks, 8e9, 10e-6), kRanks,
+                                         [&](auto& comm, auto& node, auto& facts) { c.body(comm, node, facts); });
+    REQUIRE_FALSE(out.contains("error"));
+    INFO("facts: " << out["rank"].dump());
+    CHECK(c.check(out["rank"]).empty());
+  }
+}

@@ -1,0 +1,149 @@
+// `dtsim run --backend mpi` end to end, launched under mpirun as a user would: allreduce SGD trains the same
+// model as the simulator, bit for bit; asynchronous EASGD runs to the end and learns; a job of the wrong size
+// and modeled numerics are input errors; a rank that throws or dies ends the job, leaving no result directory.
+#include <catch2/catch.hpp>
+#include <set>
+#include <tuple>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+
+namespace fs = std::filesystem;
+using dts::data::testing::TempDir;
+using dts::test::CliResult;
+using dts::test::slurp;
+using dts::test::write_json;
+
+namespace {
+
+// `env mpirun -np N dtsim run --backend mpi ARGS`, its exit code and stderr.
+CliResult mpirun_dtsim(int np, const std::string& args, const fs::path& dir, const std::string& env = "") {
+  const std::string cmd = env + " " + DTS_MPIEXEC + " --oversubscribe --mca mpi_yield_when_idle 1 --timeout 120 -np " +
+                          std::to_string(np) + " " + DTSIM_BINARY + " run --backend mpi " + args + " > " +
+                          (dir / "stdout.txt").string() + " 2> " + (dir / "stderr.txt").string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stderr.txt")};
+}
+
+// tiny_experiment() without its variants: allreduce_sgd, 4 workers.
+fs::path write_tiny(const TempDir& tmp) {
+  auto exp = dts::test::tiny_experiment();
+  exp.erase("variants");
+  write_json(tmp / "tiny.json", exp);
+  return tmp / "tiny.json";
+}
+
+nlohmann::json summary_of(const fs::path& dir) { return nlohmann::json::parse(slurp(dir / "summary.json")); }
+
+// (rank, step, loss, test_accuracy, test_loss) of every metrics.csv row, without times and byte counters.
+std::multiset<std::string> rows_without_time(const fs::path& dir) {
+  std::multiset<std::string> rows;
+  std::istringstream in(slurp(dir / "metrics.csv"));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    cells.resize(8);
+    rows.insert(cells[1] + "," + cells[2] + "," + cells[3] + "," + cells[4] + "," + cells[5]);
+  }
+  return rows;
+}
+
+bool leaves_nothing(const TempDir& tmp, const std::string& prefix) {
+  for (const auto& e : fs::directory_iterator(tmp / "")) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit for bit", "[mpi]") {
+  /* Same Trainer (kernels, shard, minibatch order, optimizer), same ring or tree reduction order, the same
+   * seed: the final parameters, every loss and every evaluation must be identical; so are the message and
+   * byte counts, since the simulator's modeled bytes default to the real ones. Both variants run one after
+   * the other in one MPI job. */
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["variants"] = {{{"name", "ring"}}, {{"name", "tree"}, {"algorithm", {{"allreduce", "tree"}}}}};
+  write_json(tmp / "tiny.json", exp);
+  const auto sim =
+      dts::test::run_dtsim("run " + (tmp / "tiny.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  const auto mpi = mpirun_dtsim(4, (tmp / "tiny.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  for (const std::string variant : {"ring", "tree"}) {
+    INFO(variant);
+    const auto s = summary_of(tmp / "sim" / variant), m = summary_of(tmp / "mpi" / variant);
+    REQUIRE(m["backend"] == "mpi");
+    REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
+    REQUIRE(m["test_accuracy"] == s["test_accuracy"]);
+    REQUIRE(m["test_loss"] == s["test_loss"]);
+    REQUIRE(m["messages"] == s["messages"]);
+    REQUIRE(m["bytes_sent_per_rank"] == s["bytes_sent_per_rank"]);
+    REQUIRE(m["bytes_received_per_rank"] == s["bytes_received_per_rank"]);
+    REQUIRE(m["wall_time_s"].get<double>() > 0);
+    REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
+  }
+}
+
+TEST_CASE("realexec: asynchronous EASGD runs on MPI to the end and learns", "[mpi]") {
+  // Not comparable bit for bit: the center serves workers in the order their messages happen to arrive.
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const auto r =
+      mpirun_dtsim(5, exp.string() + " --set algorithm.name=easgd_async --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto s = summary_of(tmp / "out");
+  INFO(s.dump());
+  REQUIRE(s["test_accuracy"].get<double>() > 0.9);
+  REQUIRE(s["ranks"] == 5);
+  REQUIRE(s["bytes_sent_per_rank"].size() == 5);
+  const auto rows = rows_without_time(tmp / "out");
+  for (int rank = 1; rank <= 4; ++rank) {  // every worker logged its last step (64 = 2 epochs of 32)
+    INFO("rank " << rank);
+    REQUIRE(std::any_of(rows.begin(), rows.end(),
+                        [&](const std::string& row) { return row.rfind(std::to_string(rank) + ",64,", 0) == 0; }));
+  }
+  const auto resolved = nlohmann::json::parse(slurp(tmp / "out" / "config.resolved.json"));
+  REQUIRE(resolved["backend"] == "mpi");
+  REQUIRE_THAT(resolved["versions"]["mpi"].get<std::string>(), Catch::Contains("MPI"));
+}
+
+TEST_CASE("realexec: a job of the wrong size, or modeled numerics, is an input error and writes nothing", "[mpi]") {
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  auto r = mpirun_dtsim(
+      4, exp.string() + " --set algorithm.name=easgd_async --set algorithm.workers=8 --out " + (tmp / "out").string(),
+      tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("tiny.json") && Catch::Contains("/algorithm/workers") &&
+                          Catch::Contains("needs 9 MPI ranks") && Catch::Contains("has 4"));
+  r = mpirun_dtsim(4, exp.string() + " --set model.numerics=modeled --out " + (tmp / "out").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/model/numerics"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+}
+
+TEST_CASE("realexec: a rank that throws or dies ends the job and leaves no result directory", "[mpi]") {
+  /* DTS_MPI_FAULT makes rank 2 fail at its step 2, while the others wait for it inside the ring allreduce.
+   *   throw: the rank boundary prints "rank 2: error" and calls MPI_Abort(1): mpirun exits 1.
+   *   kill:  rank 2 dies by SIGKILL (a dead peer): Open MPI ends the job, mpirun exits non-zero. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const std::string args = exp.string() + " --out " + (tmp / "out").string();
+  auto r = mpirun_dtsim(4, args, tmp / "", "DTS_MPI_FAULT=2:throw");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("rank 2: error: injected fault"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+  r = mpirun_dtsim(4, args, tmp / "", "DTS_MPI_FAULT=2:kill");
+  REQUIRE(r.code != 0);
+  REQUIRE(leaves_nothing(tmp, "out"));
+}
