@@ -1,6 +1,8 @@
 // Result files and the training setup of a plan.
 #include "experiments/runner/results.hpp"
 
+#include <omp.h>
+
 #include <fstream>
 #include <numeric>
 
@@ -68,6 +70,8 @@ void write_results(const std::string& dir, const Plan& plan, const nlohmann::jso
   fs::create_directories(dir);
   nlohmann::json resolved = plan.resolved;
   resolved["versions"] = versions;
+  // oneDNN splits its sums by thread: the same inputs give the same bits only with the same thread count.
+  resolved["host"] = {{"omp_max_threads", omp_get_max_threads()}};
   write_json(fs::path(dir) / "config.resolved.json", resolved);
   log.write_csv((fs::path(dir) / "metrics.csv").string());
   write_json(fs::path(dir) / "summary.json", summary);
