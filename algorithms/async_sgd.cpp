@@ -8,34 +8,20 @@
 // updates other workers made since its worker's last pull.
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "algorithms/param_exchange.hpp"
+#include "algorithms/async_workers.hpp"
 
 namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr Tag kTagGrad = tags::kAsyncSgd + 0;     // worker -> master: dW_i
-constexpr Tag kTagWeights = tags::kAsyncSgd + 1;  // master -> worker: W after its update
-constexpr Tag kTagDone = tags::kAsyncSgd + 2;     // worker -> master: no more gradients
+constexpr WorkerTags kTags{tags::kAsyncSgd + 0, tags::kAsyncSgd + 1, tags::kAsyncSgd + 2};  // dW_i up, W down, done
+constexpr Tag kTagGrad = kTags.up;
+constexpr Tag kTagWeights = kTags.down;
+constexpr Tag kTagDone = kTags.done;
 
 struct AsyncSgdConfig {
   bool packed = true;
 };
-
-void async_sgd_worker(Context& ctx, const AsyncSgdConfig& cfg) {
-  Compute& compute = ctx.compute;
-  const ParamExchange ex(compute, cfg.packed);
-  Vec params = compute.make_vec(), grads = compute.make_vec();
-  compute.init_params(params);
-  for (std::int64_t step = 0; step < ctx.steps; ++step) {
-    const float loss = compute.forward_backward(params, grads);  // 1. dW_i at my copy of W
-    ex.send(ctx.comm, kMaster, kTagGrad, grads);                 // 2. push dW_i
-    ex.recv(ctx.comm, kMaster, kTagWeights, params);             // 3. pull W, updated with it
-    ctx.recorder.step(step + 1, loss);
-  }
-  ctx.comm.send(kMaster, kTagDone, Vec(0, true));
-}
 
 void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
   Compute& compute = ctx.compute;
@@ -81,7 +67,7 @@ AlgorithmSpec async_sgd_spec() {
               if (ctx.comm.rank() == kMaster) {
                 async_sgd_master(ctx, cfg);
               } else {
-                async_sgd_worker(ctx, cfg);
+                param_server_worker(ctx, ParamExchange(ctx.compute, cfg.packed), kMaster, kTags);
               }
             };
           }};

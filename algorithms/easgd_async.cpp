@@ -1,19 +1,19 @@
 // Asynchronous EASGD (Zhang, Choromanska & LeCun 2015; the FCFS parameter-server form of You, Buluc &
 // Demmel, SC17, papers/easgd_hpc.md §5.1). Rank 0 holds the center W~; ranks 1..P are workers
-// (algorithms/easgd_worker.cpp). Every tau local steps worker i sends its weights W^i and receives the center
+// (algorithms/async_workers.cpp). Every tau local steps worker i sends its weights W^i and receives the center
 // as it is at that moment; both then move toward each other by alpha = eta * rho:
 //   worker  W^i <- W^i - eta * dW^i - alpha (W^i - W~)        (eq. 1; with momentum, eq. 5-6)
 //   center  W~  <- W~ + alpha (W^i - W~)                      (single-worker form of eq. 2)
 // The center serves one worker at a time, first come first served. The paper's default resolution
 // eta * rho = 0.9 / P is used unless elastic_alpha is given.
-#include "algorithms/easgd_worker.hpp"
+#include "algorithms/async_workers.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts {
 namespace {
 
 constexpr Rank kCenter = 0;
-constexpr ElasticTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
+constexpr WorkerTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P
@@ -34,15 +34,15 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
   std::vector<Transfer> replies;
   rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
   for (int running = ctx.workers; running > 0;) {
-    if (!rx[kWeights].valid()) rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.weights, incoming);
+    if (!rx[kWeights].valid()) rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
     DTS_ASSERT(got.status == Status::kOk, "easgd center: receive failed");
     if (got.index == kDone) {
       if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
       continue;
     }
-    ex.recv_rest(ctx.comm, got.source, kTags.weights, incoming);
-    replies.push_back(ex.isend(ctx.comm, got.source, kTags.center, center));  // 2. reply with W~ before the update
+    ex.recv_rest(ctx.comm, got.source, kTags.up, incoming);
+    replies.push_back(ex.isend(ctx.comm, got.source, kTags.down, center));  // 2. reply with W~ before the update
     rules::elastic_diff(incoming, incoming, center, alpha);                   // 3. W~ += alpha (W^i - W~)
     rules::axpy(center, 1.0f, incoming);
     compute.charge_elementwise(center.count(), 4);

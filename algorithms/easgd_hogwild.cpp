@@ -3,7 +3,7 @@
 // (Node::spawn), so several workers are served at once; ranks 1..P are workers exactly as in easgd_async.
 // The center is shared by the servers without a mutex. Staleness is explicit: a server reads a snapshot of
 // W~, replies with it, computes alpha (W^i - snapshot) (the charged update time passes here, while other
-// servers may add their deltas), then adds its delta to W~ as it is by then (workers: easgd_worker.cpp):
+// servers may add their deltas), then adds its delta to W~ as it is by then (workers: async_workers.cpp):
 //   worker  W^i <- W^i - eta dW^i - alpha (W^i - snapshot)    (eq. 1)
 //   server  W~  <- W~ + alpha (W^i - snapshot)                (eq. 2, single worker, stale snapshot)
 // With several cores (or a sleep-charged test Compute) the servers' update times overlap, which is the
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/easgd_worker.hpp"
+#include "algorithms/async_workers.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts {
@@ -20,9 +20,9 @@ namespace {
 
 constexpr Rank kCenter = 0;
 // The server replies to worker i with its snapshot of W~.
-constexpr ElasticTags kTags{tags::kEasgdHogwild + 0, tags::kEasgdHogwild + 1, tags::kEasgdHogwild + 2};
-constexpr Tag kTagWeights = kTags.weights;
-constexpr Tag kTagCenter = kTags.center;
+constexpr WorkerTags kTags{tags::kEasgdHogwild + 0, tags::kEasgdHogwild + 1, tags::kEasgdHogwild + 2};
+constexpr Tag kTagWeights = kTags.up;
+constexpr Tag kTagCenter = kTags.down;
 constexpr Tag kTagDone = kTags.done;
 
 struct EasgdHogwildConfig {

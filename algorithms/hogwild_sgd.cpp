@@ -9,34 +9,20 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "algorithms/param_exchange.hpp"
+#include "algorithms/async_workers.hpp"
 
 namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr Tag kTagGrad = tags::kHogwildSgd + 0;     // worker -> its server: dW_i
-constexpr Tag kTagWeights = tags::kHogwildSgd + 1;  // server -> worker: W after the update
-constexpr Tag kTagDone = tags::kHogwildSgd + 2;     // worker -> its server: no more gradients
+constexpr WorkerTags kTags{tags::kHogwildSgd + 0, tags::kHogwildSgd + 1, tags::kHogwildSgd + 2};  // dW_i up, W down, done
+constexpr Tag kTagGrad = kTags.up;
+constexpr Tag kTagWeights = kTags.down;
+constexpr Tag kTagDone = kTags.done;
 
 struct HogwildSgdConfig {
   bool packed = true;
 };
-
-void hogwild_sgd_worker(Context& ctx, const HogwildSgdConfig& cfg) {
-  Compute& compute = ctx.compute;
-  const ParamExchange ex(compute, cfg.packed);
-  Vec params = compute.make_vec(), grads = compute.make_vec();
-  compute.init_params(params);
-  for (std::int64_t step = 0; step < ctx.steps; ++step) {
-    const float loss = compute.forward_backward(params, grads);  // 1. dW_i at my copy of W
-    ex.send(ctx.comm, kMaster, kTagGrad, grads);                 // 2. push dW_i
-    ex.recv(ctx.comm, kMaster, kTagWeights, params);             // 3. pull W
-    ctx.recorder.step(step + 1, loss);
-  }
-  ctx.comm.send(kMaster, kTagDone, Vec(0, true));
-}
 
 // One server activity: serves worker i until it is done. `params` and `clock` are shared, unlocked.
 void hogwild_sgd_server(Context& ctx, const ParamExchange& ex, Rank i, Vec& params, ModelClock& clock) {
@@ -88,7 +74,7 @@ AlgorithmSpec hogwild_sgd_spec() {
               if (ctx.comm.rank() == kMaster) {
                 hogwild_sgd_master(ctx, cfg);
               } else {
-                hogwild_sgd_worker(ctx, cfg);
+                param_server_worker(ctx, ParamExchange(ctx.compute, cfg.packed), kMaster, kTags);
               }
             };
           }};

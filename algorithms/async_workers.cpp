@@ -1,11 +1,11 @@
-// elastic_async_worker: one numbered step per line of the worker's listing (papers/easgd_hpc.md §5.1).
-#include "algorithms/easgd_worker.hpp"
+// The two asynchronous worker loops: one numbered step per line of their listings (papers/easgd_hpc.md §4.2, §5.1).
+#include "algorithms/async_workers.hpp"
 
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts {
 
-void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const ElasticTags& tags,
+void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const WorkerTags& tags,
                           float alpha, std::int64_t tau) {
   Compute& compute = ctx.compute;
   Vec x = compute.make_vec(), grad = compute.make_vec(), center = compute.make_vec(), diff = compute.make_vec();
@@ -14,8 +14,8 @@ void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_ran
     const bool exchange = step % tau == 0;
     Transfer center_rx;
     if (exchange) {
-      center_rx = ex.irecv(ctx.comm, center_rank, tags.center, center);  // 1. send W^i, the center replies
-      ex.send(ctx.comm, center_rank, tags.weights, x);
+      center_rx = ex.irecv(ctx.comm, center_rank, tags.down, center);  // 1. send W^i, the center replies
+      ex.send(ctx.comm, center_rank, tags.up, x);
     }
     const float loss = compute.forward_backward(x, grad);  // 2. gradient at W^i, overlapping the reply
     if (exchange) {
@@ -31,6 +31,19 @@ void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_ran
     ctx.recorder.step(step + 1, loss);
   }
   ctx.comm.send(center_rank, tags.done, Vec(0, true));
+}
+
+void param_server_worker(Context& ctx, const ParamExchange& ex, Rank master_rank, const WorkerTags& tags) {
+  Compute& compute = ctx.compute;
+  Vec params = compute.make_vec(), grads = compute.make_vec();
+  compute.init_params(params);
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    const float loss = compute.forward_backward(params, grads);  // 1. dW_i at my copy of W
+    ex.send(ctx.comm, master_rank, tags.up, grads);              // 2. push dW_i
+    ex.recv(ctx.comm, master_rank, tags.down, params);           // 3. pull W, updated with it
+    ctx.recorder.step(step + 1, loss);
+  }
+  ctx.comm.send(master_rank, tags.done, Vec(0, true));
 }
 
 }  // namespace dts
