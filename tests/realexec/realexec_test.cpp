@@ -91,6 +91,33 @@ TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit f
   }
 }
 
+TEST_CASE("realexec: synchronous EASGD and sync SGD on MPI end with the simulator's model", "[mpi]") {
+  // Deterministic algorithms (papers/easgd_hpc.md §5.4: "deterministic and reproducible"): tree broadcast and
+  // reduce in a fixed order, the same Trainer, so the same bits on both backends. Variant 3 overlaps its
+  // collectives with forward/backward through a spawned activity (a thread on MPI).
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["algorithm"]["name"] = "easgd_sync";
+  exp["variants"] = {{{"name", "easgd_sync1"}, {"algorithm", {{"variant", 1}}}},
+                     {{"name", "easgd_sync3"}, {"algorithm", {{"variant", 3}}}},
+                     {{"name", "sync_sgd"}, {"algorithm", {{"name", "sync_sgd"}}}}};
+  write_json(tmp / "sync.json", exp);
+  const auto sim =
+      dts::test::run_dtsim("run " + (tmp / "sync.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  const auto mpi = mpirun_dtsim(5, (tmp / "sync.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  for (const std::string variant : {"easgd_sync1", "easgd_sync3", "sync_sgd"}) {
+    INFO(variant);
+    const auto s = summary_of(tmp / "sim" / variant), m = summary_of(tmp / "mpi" / variant);
+    REQUIRE(s["test_accuracy"].get<double>() > 0.9);
+    REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
+    REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
+  }
+}
+
 TEST_CASE("realexec: asynchronous EASGD runs on MPI to the end and learns", "[mpi]") {
   // Not comparable bit for bit: the center serves workers in the order their messages happen to arrive.
   TempDir tmp;
