@@ -7,6 +7,7 @@
 
 #include "algorithms/algorithm.hpp"
 #include "sim/launcher.hpp"
+#include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
 
 namespace dts::test {
@@ -65,6 +66,17 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     out["bytes_sent"] = outcome.bytes_sent;
     return out;
   });
+}
+
+AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t steps, nlohmann::json config) {
+  AlgoRun run;
+  run.algorithm = algorithm;
+  run.config = std::move(config);
+  run.problem.workers = P;
+  run.problem.dim = 6;
+  run.steps = steps;
+  run.platform = pinned_star(P + 1, 10e9, 5e-6);
+  return run;
 }
 
 double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p) {

@@ -19,6 +19,11 @@ struct AlgoRun {
   sim::PlatformSpec platform;
 };
 
+// A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,
+// over a pinned star of 10 Gb/s, 5 us links.
+AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t steps,
+                          nlohmann::json config = nlohmann::json::object());
+
 // {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "last_step_s": [per rank, time of the
 //  last recorded step; null for ranks without steps], "end_s": t, "messages": m, "bytes_sent": [per rank]};
 // {"error": what} if the run threw.

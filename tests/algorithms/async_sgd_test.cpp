@@ -11,13 +11,7 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun async_run(int P) {
-  AlgoRun run;
-  run.algorithm = "async_sgd";
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 300;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  return dts::test::master_worker_run("async_sgd", P, 300);
 }
 }  // namespace
 

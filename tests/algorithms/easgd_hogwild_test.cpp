@@ -11,14 +11,7 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun hogwild_run(int P, int tau) {
-  AlgoRun run;
-  run.algorithm = "easgd_hogwild";
-  run.config = {{"comm_period_steps", tau}};
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 600;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  return dts::test::master_worker_run("easgd_hogwild", P, 600, {{"comm_period_steps", tau}});
 }
 }  // namespace
 

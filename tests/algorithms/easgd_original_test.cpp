@@ -12,14 +12,7 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun original_run(int P, int tau) {
-  AlgoRun run;
-  run.algorithm = "easgd_original";
-  run.config = {{"comm_period_steps", tau}};
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 600;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  return dts::test::master_worker_run("easgd_original", P, 600, {{"comm_period_steps", tau}});
 }
 }  // namespace
 

@@ -11,14 +11,7 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun sync_run(int P, int variant) {
-  AlgoRun run;
-  run.algorithm = "easgd_sync";
-  run.config = {{"variant", variant}};
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 300;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  return dts::test::master_worker_run("easgd_sync", P, 300, {{"variant", variant}});
 }
 }  // namespace
 

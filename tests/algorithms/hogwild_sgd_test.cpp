@@ -10,13 +10,7 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun hogwild_run(int P) {
-  AlgoRun run;
-  run.algorithm = "hogwild_sgd";
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 300;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  return dts::test::master_worker_run("hogwild_sgd", P, 300);
 }
 }  // namespace
 

@@ -11,15 +11,9 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun measgd_run(int P) {
-  AlgoRun run;
-  run.algorithm = "measgd_async";
-  run.config = {{"optimizer", {{"kind", "momentum"}}}};
-  run.problem.workers = P;
-  run.problem.dim = 6;
+  AlgoRun run = dts::test::master_worker_run("measgd_async", P, 400, {{"optimizer", {{"kind", "momentum"}}}});
   run.problem.momentum = 0.9;  // what the runner's optimizer would do with kind "momentum"
   run.problem.lr = 0.05;
-  run.steps = 400;
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
   return run;
 }
 }  // namespace

@@ -12,14 +12,8 @@ using dts::test::AlgoRun;
 
 namespace {
 AlgoRun sync_run(int P, const char* master) {
-  AlgoRun run;
-  run.algorithm = "sync_sgd";
-  run.config = {{"master", master}};
-  run.problem.workers = P;
-  run.problem.dim = 6;
-  run.steps = 200;  // P = 1 contracts the error by 0.9 per step
-  run.platform = dts::test::pinned_star(P + 1, 10e9, 5e-6);
-  return run;
+  // 200 steps: with P = 1 the error contracts by 0.9 per step.
+  return dts::test::master_worker_run("sync_sgd", P, 200, {{"master", master}});
 }
 }  // namespace
 
