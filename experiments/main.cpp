@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/algorithm.hpp"
+#include "experiments/bench/bench.hpp"
 #include "experiments/runner/run.hpp"
 #include "kernels/model/network.hpp"
 
@@ -23,6 +24,10 @@ int main(int argc, char** argv) {
 
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
 
+  CLI::App* bench_cmd = app.add_subcommand("bench", "print benchmark figures (median, min and max of several runs)");
+  bench_cmd->require_subcommand(1);
+  const std::vector<dts::bench::Command> benches = dts::bench::add_bench_commands(*bench_cmd);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -36,6 +41,9 @@ int main(int argc, char** argv) {
       for (const auto& n : dts::model::network_names()) std::cout << ' ' << n;
       std::cout << '\n';
       return 0;
+    }
+    for (const auto& b : benches) {
+      if (*b.app) return b.run();
     }
     for (const auto& extra : run_cmd->remaining()) {
       if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
