@@ -3,9 +3,11 @@
 
 namespace dts::bench {
 
+Command add_bench_allreduce(CLI::App& bench);  // bench_allreduce.cpp
+
 std::vector<Command> add_bench_commands(CLI::App& bench) {
   std::vector<Command> commands;
-  (void)bench;
+  commands.push_back(add_bench_allreduce(bench));
   return commands;
 }
 

@@ -16,13 +16,18 @@ using dts::test::write_json;
 
 namespace {
 
-// `env mpirun -np N dtsim run --backend mpi ARGS`, its exit code and stderr.
-CliResult mpirun_dtsim(int np, const std::string& args, const fs::path& dir, const std::string& env = "") {
+// `env mpirun -np N dtsim ARGS`, its exit code and stderr; stdout is left in dir/stdout.txt.
+CliResult mpirun(int np, const std::string& args, const fs::path& dir, const std::string& env = "") {
   const std::string cmd = env + " " + DTS_MPIEXEC + " --oversubscribe --mca mpi_yield_when_idle 1 --timeout 120 -np " +
-                          std::to_string(np) + " " + DTSIM_BINARY + " run --backend mpi " + args + " > " +
+                          std::to_string(np) + " " + DTSIM_BINARY + " " + args + " > " +
                           (dir / "stdout.txt").string() + " 2> " + (dir / "stderr.txt").string();
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stderr.txt")};
+}
+
+// `env mpirun -np N dtsim run --backend mpi ARGS`.
+CliResult mpirun_dtsim(int np, const std::string& args, const fs::path& dir, const std::string& env = "") {
+  return mpirun(np, "run --backend mpi " + args, dir, env);
 }
 
 // tiny_experiment() without its variants: allreduce_sgd, 4 workers.
@@ -173,4 +178,38 @@ TEST_CASE("realexec: a rank that throws or dies ends the job and leaves no resul
   r = mpirun_dtsim(4, args, tmp / "", "DTS_MPI_FAULT=2:kill");
   REQUIRE(r.code != 0);
   REQUIRE(leaves_nothing(tmp, "out"));
+}
+
+TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, tiny sizes", "[mpi]") {
+  /* 1 float on 2 ranks (an empty ring chunk), 3 floats (uneven chunks), 1 KB and 40,004 bytes; 2 repetitions
+   * of a few calls each. The bench checks every element of every sum and exits 1 on a wrong one. */
+  TempDir tmp;
+  const auto r = mpirun(2, "bench allreduce --sizes 4,12,1024,40004 --reps 2 --budget-s 0.01", tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  CHECK(out.find("ranks=2 reps=2") != std::string::npos);
+  CHECK(out.find("RESULT-CHECK-FAILED") == std::string::npos);
+  int rows = 0;
+  std::istringstream in(out);
+  for (std::string algo, line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::uint64_t bytes = 0;
+    int iters = 0;
+    double t_med_us = 0;
+    if (!(fields >> algo >> bytes >> iters >> t_med_us)) continue;
+    CHECK((algo == "ring" || algo == "tree"));
+    CHECK(iters >= 1);
+    CHECK(t_med_us > 0);
+    ++rows;
+  }
+  CHECK(rows == 8);
+}
+
+TEST_CASE("realexec: dtsim bench allreduce with a size that is not whole floats is an input error", "[mpi]") {
+  TempDir tmp;
+  const auto r = mpirun(2, "bench allreduce --sizes 4096,6", tmp / "");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--sizes: 6 bytes") != std::string::npos);
 }

@@ -1,0 +1,37 @@
+// Timing of dtsim's allreduce collectives (algorithms/collectives: ring, binomial tree) on the MPI backend,
+// with the methodology of the Open MPI peer they are compared to (peers/mpi_allreduce.c), so that the two
+// tables line up: per size, 2 warm-up calls and a calibration call pick `iters` so that one repetition lasts
+// about budget_s / reps (1..1000 calls); then `reps` repetitions, each a barrier and `iters` back-to-back
+// allreduces, timed as the maximum over ranks. The sum is checked once per size and algorithm.
+// The collectives are in place (the peer is out of place): the buffer holds rank + 1 for the check, zeros
+// while timed, so that repeated sums stay finite.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/collectives/collectives.hpp"
+#include "realexec/mpi_session.hpp"
+
+namespace dts::mpi {
+
+struct AllreduceBenchSpec {
+  std::vector<std::uint64_t> sizes_bytes;  // each a positive multiple of 4 (floats)
+  std::vector<collectives::AllreduceAlgo> algos;
+  int reps = 7;
+  double budget_s = 2.1;  // per size and algorithm, over all repetitions
+};
+
+struct AllreduceTiming {
+  collectives::AllreduceAlgo algo = collectives::AllreduceAlgo::kRing;
+  std::uint64_t bytes = 0;
+  int iters = 0;                   // calls per repetition
+  std::vector<double> per_call_s;  // one per repetition: its mean time per call, maximum over ranks
+  bool result_ok = false;          // every element of every rank's sum was exact
+};
+
+// Collective over MPI_COMM_WORLD: every rank calls it with the same spec and gets the same timings, in
+// (size, algorithm) order. Runs the collectives over an MpiComm of its own, as the algorithms do.
+std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const AllreduceBenchSpec& spec);
+
+}  // namespace dts::mpi
