@@ -1,5 +1,6 @@
 // dtsim: the command line. main() is the single error boundary (STYLE.md §8): bad input exits 2 with a
 // message naming the file and key, other failures exit 1.
+#include <cstdio>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -8,6 +9,7 @@
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/run.hpp"
 #include "kernels/model/network.hpp"
+#include "kernels/model/zoo_modeled.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dtsim: simulate and run distributed training algorithms"};
@@ -39,7 +41,12 @@ int main(int argc, char** argv) {
       for (const auto& n : dts::algorithm_names()) std::cout << ' ' << n;
       std::cout << "\nmodels:";
       for (const auto& n : dts::model::network_names()) std::cout << ' ' << n;
-      std::cout << '\n';
+      std::cout << "\nmodeled-only models (\"numerics\": \"modeled\"):\n";
+      for (const auto& n : dts::model::zoo_model_names()) {
+        const auto p = dts::model::zoo_model(n);
+        std::printf("  %-16s %12zu params  %6.2f GMAC/sample  %s\n", n.c_str(), p.num_params,
+                    p.fwd_macs_per_sample / 1e9, dts::model::zoo_model_description(n).c_str());
+      }
       return 0;
     }
     for (const auto& b : benches) {

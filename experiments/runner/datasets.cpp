@@ -1,5 +1,6 @@
 // The "data" section of an experiment: which data set, where its files are. Reading happens here, before any
-// output exists, so a missing or truncated file fails the run with nothing written.
+// output exists, so a missing or truncated file fails the run with nothing written. A modeled data set
+// ("modeled": true, for modeled numerics) is a sample shape and counts only: no file is read, no sample held.
 #include <filesystem>
 
 #include "algorithms/api/config_reader.hpp"
@@ -16,10 +17,51 @@ std::string must_exist(ConfigReader& r, const std::string& key, const std::strin
   if (!fs::exists(path)) r.fail(key, "data file not found: " + path);
   return path;
 }
+
+// Shape and counts of a well-known data set, or of a synthetic one; train_samples and test_samples may be
+// overridden (a subset, or a larger set of the same shape).
+void read_modeled(ConfigReader& r, DataSets& ds) {
+  struct Preset {
+    const char* name;
+    int c, h, w, classes, train, test;
+  };
+  // ImageNet: ILSVRC-2012 train and validation sets at the usual 224 x 224 crop.
+  static const Preset presets[] = {{"imagenet", 3, 224, 224, 1000, 1'281'167, 50'000},
+                                   {"cifar10", 3, 32, 32, 10, 50'000, 10'000},
+                                   {"fashion_mnist", 1, 28, 28, 10, 60'000, 10'000},
+                                   {"synthetic", 1, 8, 8, 10, 4096, 1024}};
+  const std::string name = r.choice("name", "fashion_mnist", {"imagenet", "cifar10", "fashion_mnist", "synthetic"});
+  const Preset* p = presets;
+  while (name != p->name) ++p;
+  data::Dataset& d = ds.train;
+  d.name = name;
+  d.c = p->c, d.h = p->h, d.w = p->w, d.classes = p->classes;
+  if (name == "synthetic") {
+    d.c = static_cast<int>(r.integer("channels", p->c, 1, 4096));
+    d.h = static_cast<int>(r.integer("height", p->h, 1, 4096));
+    d.w = static_cast<int>(r.integer("width", p->w, 1, 4096));
+    d.classes = static_cast<int>(r.integer("classes", p->classes, 2, 100000));
+  }
+  d.n = static_cast<int>(r.integer("train_samples", p->train, 1, 1'000'000'000));
+  ds.test = d;
+  ds.test.n = static_cast<int>(r.integer("test_samples", p->test, 1, 1'000'000'000));
+}
+
 }  // namespace
 
 std::shared_ptr<const DataSets> read_datasets(ConfigReader& r, const std::string& base_dir, std::uint64_t seed) {
   auto ds = std::make_shared<DataSets>();
+  if (r.boolean("modeled", false)) {
+    read_modeled(r, *ds);
+    r.finish();
+    ds->modeled = true;
+    ds->resolved = r.resolved();
+    ds->resolved["channels"] = ds->train.c;
+    ds->resolved["height"] = ds->train.h;
+    ds->resolved["width"] = ds->train.w;
+    ds->resolved["classes"] = ds->train.classes;
+    return ds;
+  }
   const std::string name = r.choice("name", "fashion_mnist", {"fashion_mnist", "idx", "cifar10", "synthetic"});
   if (name == "fashion_mnist") {
     const std::string dir = resolve(base_dir, r.string("dir", "/usr/share/datasets/fashion-mnist"));

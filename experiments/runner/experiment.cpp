@@ -6,6 +6,7 @@
 
 #include "algorithms/api/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
+#include "kernels/model/zoo_modeled.hpp"
 
 namespace fs = std::filesystem;
 
@@ -73,8 +74,22 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const std::string key = root.has("data") ? root.raw("data").dump() : "{}";
   if (!cache.count(key)) cache[key] = read_datasets(d, base_dir, p.seed);
   p.data = cache[key];
-  model::make_network(p.model, model::Backend::kRef, p.data->train.c, p.data->train.h, p.data->train.w,
-                      p.data->train.classes);  // validates the name and the input shape
+  if (p.data->modeled && p.real) d.fail("modeled", "a modeled data set has no samples: it needs model numerics \"modeled\"");
+  if (p.real && model::is_zoo_model(p.model)) {
+    m.fail("name", "'" + p.model + "' is a modeled-only zoo model (no kernels): it needs \"numerics\": \"modeled\"");
+  }
+  try {  // validates the name and the input shape
+    const auto& t = p.data->train;
+    if (p.real) {
+      model::make_network(p.model, model::Backend::kRef, t.c, t.h, t.w, t.classes);
+    } else {
+      const model::ModelProfile profile = model::model_profile(p.model, t.c, t.h, t.w, t.classes);
+      m.resolved()["num_params"] = profile.num_params;
+      m.resolved()["input"] = {profile.input.c, profile.input.h, profile.input.w};
+    }
+  } catch (const InputError& e) {
+    m.fail("name", e.what());
+  }
 
   ConfigReader a = root.child("algorithm");
   p.algorithm = a.require_string("name");

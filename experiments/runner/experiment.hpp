@@ -18,7 +18,8 @@
 namespace dts::exp {
 
 struct DataSets {
-  data::Dataset train, test;
+  data::Dataset train, test;  // a modeled set has shapes and counts, no samples
+  bool modeled = false;
   nlohmann::json resolved;
 };
 

@@ -1,12 +1,13 @@
 // The layers of kernels/model/layers.hpp: each forwards to ref:: (plain loops) or onednn:: (primitives built
 // once per batch size N and cached in a PerBatch map). The cost() of each layer is the per-sample roofline
-// input of the device model; the formulas are in the comment above cost_of_gemm_like() and in each cost().
+// input of the device model; the formulas are in layer_cost.hpp.
 #include "kernels/model/layers.hpp"
 
 #include <algorithm>
 #include <vector>
 
 #include "algorithms/api/errors.hpp"
+#include "kernels/model/layer_cost.hpp"
 #include "kernels/ref/kernels.hpp"
 #ifdef DTS_WITH_ONEDNN
 #include "kernels/onednn/layers.hpp"
@@ -19,29 +20,6 @@ namespace ref = dts::kernels::ref;
 #ifdef DTS_WITH_ONEDNN
 namespace dnn = dts::kernels::onednn;
 #endif
-constexpr double kF = sizeof(float);
-
-// Cost formulas, per sample, a multiply-add counted as 2 flops, 4 bytes per float:
-//   Linear (C -> OC) and Conv (M = OC*OH*OW outputs, each a dot product of length C*KH*KW, so "MAC" = M*C*KH*KW;
-//   a linear layer is the case M = OC, KH = KW = 1):
-//     fwd_flops = 2*MAC + M (bias)             fwd_bytes = 4 * (in + out)          read input, write output
-//     bwd_flops = 2*MAC (weight grad) + M (bias grad) [+ 2*MAC data grad]
-//     bwd_bytes = 4 * (out + in) [+ 4 * in]    read dout and the input, [write dinp]
-//   The data-gradient terms in [] are dropped for the first trainable layer (nothing before it needs dinp).
-//   param_bytes = 4 * (weights + biases).
-LayerCost cost_of_gemm_like(const std::string& name, double mac, double in, double out, double params, bool need_dinp,
-                            bool bwd) {
-  LayerCost c;
-  c.name = name;
-  c.fwd_flops_per_sample = 2 * mac + out;
-  c.fwd_bytes_per_sample = kF * (in + out);
-  if (bwd) {
-    c.bwd_flops_per_sample = 2 * mac + out + (need_dinp ? 2 * mac : 0.0);
-    c.bwd_bytes_per_sample = kF * (out + in + (need_dinp ? in : 0.0));
-  }
-  c.param_bytes = kF * params;
-  return c;
-}
 
 // Fully connected. inp (N, C), weight (OC, C), bias (OC), out (N, OC).
 class Linear final : public Layer {
@@ -74,7 +52,7 @@ class Linear final : public Layer {
 #endif
   }
   LayerCost cost(bool need_dinp, bool bwd) const override {
-    return cost_of_gemm_like(name(), double(C_) * OC_, C_, OC_, double(num_params()), need_dinp, bwd);
+    return cost::gemm(name(), double(C_) * OC_, C_, OC_, double(num_params()), need_dinp, bwd);
   }
 
  private:
@@ -120,7 +98,7 @@ class Conv final : public Layer {
   }
   LayerCost cost(bool need_dinp, bool bwd) const override {
     const double outs = double(out().size());
-    return cost_of_gemm_like(name(), outs * s_.C * s_.KH * s_.KW, double(in().size()), outs, double(num_params()),
+    return cost::gemm(name(), outs * s_.C * s_.KH * s_.KW, double(in().size()), outs, double(num_params()),
                              need_dinp, bwd);
   }
 
@@ -172,20 +150,8 @@ class Pool final : public Layer {
     no_onednn();
 #endif
   }
-  // fwd: K*K reads/compares (or adds) per output; bytes: input + output (+ int32 argmax for max).
-  // bwd: max scatters one value per output, avg spreads each output over K*K inputs; bytes: dout + dinp (+ argmax).
   LayerCost cost(bool, bool bwd) const override {
-    const double in_n = double(in().size()), out_n = double(out().size()), win = double(s_.K) * s_.K;
-    const double idx = max_ ? out_n : 0.0;
-    LayerCost c;
-    c.name = name();
-    c.fwd_flops_per_sample = win * out_n;
-    c.fwd_bytes_per_sample = kF * (in_n + out_n + idx);
-    if (bwd) {
-      c.bwd_flops_per_sample = max_ ? out_n : win * out_n;
-      c.bwd_bytes_per_sample = kF * (out_n + in_n + idx);
-    }
-    return c;
+    return cost::pool(name(), double(in().size()), double(out().size()), double(s_.K) * s_.K, max_, bwd);
   }
 
  private:

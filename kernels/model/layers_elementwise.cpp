@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/api/errors.hpp"
+#include "kernels/model/layer_cost.hpp"
 #include "kernels/model/layers.hpp"
 #include "kernels/ref/kernels.hpp"
 #ifdef DTS_WITH_ONEDNN
@@ -22,20 +23,6 @@ namespace ref = dts::kernels::ref;
 #ifdef DTS_WITH_ONEDNN
 namespace dnn = dts::kernels::onednn;
 #endif
-constexpr double kF = sizeof(float);
-
-// An elementwise op over n = N * size values: n flops each way; `tensors_fwd`/`tensors_bwd` n-float tensors moved.
-LayerCost elementwise_cost(const std::string& name, double n, double tensors_fwd, double tensors_bwd, bool bwd) {
-  LayerCost c;
-  c.name = name;
-  c.fwd_flops_per_sample = n;
-  c.fwd_bytes_per_sample = kF * tensors_fwd * n;
-  if (bwd) {
-    c.bwd_flops_per_sample = n;
-    c.bwd_bytes_per_sample = kF * tensors_bwd * n;
-  }
-  return c;
-}
 
 // out = max(inp, 0); dinp = dout * (inp > 0). inp, out, dout, dinp (N, size).
 class Relu final : public Layer {
@@ -63,7 +50,7 @@ class Relu final : public Layer {
 #endif
   }
   // fwd reads inp, writes out; bwd reads dout and inp, writes dinp.
-  LayerCost cost(bool, bool bwd) const override { return elementwise_cost(name(), double(in().size()), 2, 3, bwd); }
+  LayerCost cost(bool, bool bwd) const override { return cost::elementwise(name(), double(in().size()), 2, 3, bwd); }
 
  private:
 #ifdef DTS_WITH_ONEDNN
@@ -107,7 +94,7 @@ class Dropout final : public Layer {
 #endif
   }
   // fwd reads inp and mask, writes out; bwd reads dout and mask, writes dinp (mask generation not counted).
-  LayerCost cost(bool, bool bwd) const override { return elementwise_cost(name(), double(in().size()), 3, 3, bwd); }
+  LayerCost cost(bool, bool bwd) const override { return cost::elementwise(name(), double(in().size()), 3, 3, bwd); }
 
  private:
 #ifdef DTS_WITH_ONEDNN
@@ -190,11 +177,8 @@ std::span<const float> SoftmaxXentLoss::probs(int N) const {
   return {impl_->probs.data(), static_cast<std::size_t>(N) * impl_->K};
 }
 
-// fwd: max, subtract, exp, sum, divide, log of the label's probability: ~5 flops per logit; reads logits,
-// writes probs. bwd: subtract the one-hot and scale: 2 flops per logit; reads probs, writes dlogits.
 LayerCost SoftmaxXentLoss::cost() const {
-  const double K = impl_->K;
-  return LayerCost{"loss", 5 * K, 2 * K, kF * 2 * K, kF * 2 * K, 0};
+  return cost::softmax_xent("loss", impl_->K);
 }
 
 }  // namespace dts::model::detail

@@ -5,33 +5,55 @@
 #include "kernels/rng.hpp"
 
 namespace dts::model {
+namespace {
+
+// Real numerics: the network and its profile; modeled: the profile alone (no kernels, no parameters).
+ModelProfile make_profile(const TrainerSetup& s, std::unique_ptr<Network>& net) {
+  const data::Dataset& d = *s.train;
+  if (!s.real) return model_profile(s.network, d.c, d.h, d.w, d.classes);
+  net = make_network(s.network, s.backend, d.c, d.h, d.w, d.classes);
+  ModelProfile p;
+  p.name = s.network;
+  p.input = Shape{d.c, d.h, d.w};
+  p.outputs = d.classes;
+  p.num_params = net->num_params();
+  p.param_blocks = net->param_blocks();
+  p.layers = net->cost();
+  return p;
+}
+
+}  // namespace
 
 Trainer::Trainer(const TrainerSetup& setup, int rank)
     : setup_(setup),
       rank_(rank),
-      net_(make_network(setup.network, setup.backend, setup.train->c, setup.train->h, setup.train->w,
-                        setup.train->classes)),
-      num_params_(net_->num_params()),
+      worker_(rank - setup.first_worker_rank),
+      profile_(make_profile(setup, net_)),
+      num_params_(profile_.num_params),
       optimizer_(setup.optimizer, setup.real ? num_params_ : 0) {
-  const int worker = rank - setup.first_worker_rank;
-  if (worker < 0) return;
-  auto shard = data::shard_indices(setup.train->n, worker, setup.workers, setup.seed);
+  if (worker_ < 0 || !setup.real) return;
+  auto shard = data::shard_indices(setup.train->n, worker_, setup.workers, setup.seed);
   stream_ = std::make_unique<data::BatchStream>(*setup.train, std::move(shard), setup.batch,
-                                                setup.seed + static_cast<std::uint64_t>(worker));
-  if (setup.real) {
-    x_.resize(static_cast<std::size_t>(setup.batch) * setup.train->sample_size());
-    y_.resize(static_cast<std::size_t>(setup.batch));
-  }
+                                                setup.seed + static_cast<std::uint64_t>(worker_));
+  x_.resize(static_cast<std::size_t>(setup.batch) * setup.train->sample_size());
+  y_.resize(static_cast<std::size_t>(setup.batch));
 }
 
 std::int64_t Trainer::steps_per_epoch() const {
-  return stream_ ? static_cast<std::int64_t>(stream_->steps_per_epoch()) : 0;
+  if (worker_ < 0) return 0;
+  if (stream_) return static_cast<std::int64_t>(stream_->steps_per_epoch());
+  // Modeled: the size of this worker's shard as data::shard_indices cuts it, in whole batches.
+  const std::int64_t n = setup_.train->n, P = setup_.workers;
+  return (n * (worker_ + 1) / P - n * worker_ / P) / setup_.batch;
 }
 
-void Trainer::init_params(std::span<float> params) const { net_->init_params(params, setup_.seed); }
+void Trainer::init_params(std::span<float> params) const {
+  DTS_ASSERT(net_ != nullptr, "init_params needs real numerics");
+  net_->init_params(params, setup_.seed);
+}
 
 float Trainer::forward_backward(std::span<const float> params, std::span<float> grads) {
-  DTS_ASSERT(stream_ != nullptr, "forward_backward on a rank without a data shard (a server)");
+  DTS_ASSERT(stream_ != nullptr, "forward_backward on a rank without a data shard (a server) or with modeled numerics");
   stream_->next(x_, y_);
   Rng drop(setup_.seed, static_cast<std::uint64_t>(rank_), static_cast<std::uint64_t>(steps_++));
   return net_->forward_backward(params, grads, x_, y_, setup_.batch, drop.next_u64());

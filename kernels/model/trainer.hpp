@@ -1,6 +1,8 @@
 // One rank's training state, the same on every backend: its replica of the network, the minibatch stream
 // over its data shard, and its optimizer. Backends wrap it in their Compute (sim/ adds device-model time).
 // Ranks below first_worker_rank are servers: they hold no shard and never compute a gradient.
+// With modeled numerics no kernels exist: the model is a ModelProfile (a zoo model or a Network's costs),
+// the data set may be shapes and counts only, and no parameter, sample or optimizer memory is allocated.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "kernels/data/dataset.hpp"
 #include "kernels/model/network.hpp"
 #include "kernels/model/optimizer.hpp"
+#include "kernels/model/zoo_modeled.hpp"
 
 namespace dts::model {
 
@@ -19,7 +22,7 @@ struct TrainerSetup {
   std::string network = "mlp";
   Backend backend = Backend::kOnednn;
   bool real = true;                      // false: modeled numerics, no kernels run
-  const data::Dataset* train = nullptr;  // sample shape and classes come from it
+  const data::Dataset* train = nullptr;  // sample shape and classes come from it (modeled: may hold no samples)
   int batch = 32;                        // per worker
   std::uint64_t seed = 42;
   OptimizerConfig optimizer;
@@ -31,11 +34,11 @@ class Trainer {
  public:
   Trainer(const TrainerSetup& setup, int rank);
   std::size_t num_params() const { return num_params_; }
-  std::vector<ParamBlock> param_blocks() const { return net_->param_blocks(); }
-  std::vector<LayerCost> cost() const { return net_->cost(); }
-  bool has_shard() const { return stream_ != nullptr; }
+  std::vector<ParamBlock> param_blocks() const { return profile_.param_blocks; }
+  std::vector<LayerCost> cost() const { return profile_.layers; }
+  bool has_shard() const { return worker_ >= 0; }
   std::int64_t steps_per_epoch() const;
-  // The seed's initial model (identical on every rank).
+  // The seed's initial model (identical on every rank). Real numerics only, as forward_backward().
   void init_params(std::span<float> params) const;
   // Next minibatch of the shard: forward, loss, backward; overwrites grads, returns the mean loss.
   // The dropout masks depend on (seed, rank, local step), so reruns draw the same masks.
@@ -46,7 +49,9 @@ class Trainer {
  private:
   TrainerSetup setup_;
   int rank_;
-  std::unique_ptr<Network> net_;
+  int worker_;                    // rank - first_worker_rank; negative on a server
+  std::unique_ptr<Network> net_;  // real numerics only
+  ModelProfile profile_;
   std::size_t num_params_;
   Optimizer optimizer_;
   std::unique_ptr<data::BatchStream> stream_;
