@@ -73,8 +73,11 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const std::string key = root.has("data") ? root.raw("data").dump() : "{}";
   if (!cache.count(key)) cache[key] = read_datasets(d, base_dir, p.seed);
   p.data = cache[key];
-  model::make_network(p.model, model::Backend::kRef, p.data->train.c, p.data->train.h, p.data->train.w,
-                      p.data->train.classes);  // validates the name and the input shape
+  const auto net = model::make_network(p.model, model::Backend::kRef, p.data->train.c, p.data->train.h,
+                                       p.data->train.w, p.data->train.classes);  // validates the name and shape
+  // KNL partitioning: every group holds the weights and the training set in the chip's memory (fp32).
+  sim::check_partition_capacity(p.platform, 4.0 * static_cast<double>(net->num_params()),
+                                4.0 * static_cast<double>(p.data->train.n) * static_cast<double>(p.data->train.sample_size()));
 
   ConfigReader a = root.child("algorithm");
   p.algorithm = a.require_string("name");
