@@ -3,6 +3,7 @@
 // latency and select a pure alpha-beta network model; explicit keys win over a preset.
 #include "sim/platform.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "algorithms/api/config_reader.hpp"
@@ -18,8 +19,9 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 }
 
 nlohmann::json device_json(const Device& d) {
-  return {{"name", d.name},   {"peak_flops", d.peak_flops},     {"mem_bw_Bps", d.mem_bw_Bps}, {"efficiency", d.efficiency},
-          {"cores", d.cores}, {"memory_bytes", d.memory_bytes}, {"source", d.source}};
+  return {
+      {"name", d.name},   {"peak_flops", d.peak_flops},     {"mem_bw_Bps", d.mem_bw_Bps}, {"efficiency", d.efficiency},
+      {"cores", d.cores}, {"memory_bytes", d.memory_bytes}, {"source", d.source}};
 }
 
 // A device given by catalog name or as an inline object, under `key`.
@@ -80,7 +82,8 @@ void read_topology(ConfigReader& r, PlatformSpec& p) {
     s.router_bandwidth_bps = d.number("router_bandwidth_bps", 0, 0, 1e15);
     s.router_latency_s = d.number("router_latency_s", -1, -1, 10);
     // SimGrid routes to group g through router g of each chassis (DragonflyZone: the blue link of router g).
-    if (s.groups > s.routers) d.fail("groups", "SimGrid's dragonfly needs at most as many groups as routers per chassis");
+    if (s.groups > s.routers)
+      d.fail("groups", "SimGrid's dragonfly needs at most as many groups as routers per chassis");
     d.finish();
     r.resolved()["dragonfly"] = d.resolved();
     const unsigned leaves = s.groups * s.chassis * s.routers * s.nodes_per_router;
@@ -154,7 +157,8 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     nlohmann::json patch = j;
     patch.erase("base");
     merged.merge_patch(patch);
-    PlatformSpec p = read_platform(merged, file + " (base " + base_file + ")", path, fs::path(base_file).parent_path().string());
+    PlatformSpec p =
+        read_platform(merged, file + " (base " + base_file + ")", path, fs::path(base_file).parent_path().string());
     p.resolved["base"] = base_file;
     return p;
   }
@@ -181,8 +185,8 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   // Placement: devices take the workers when a node has several hosts.
   const bool multi = p.node.has_value() || p.partition.groups > 0;
   ConfigReader pl = r.child("placement");
-  p.placement.ranks = pl.choice("ranks", multi ? "workers_on_devices" : "one_per_host",
-                                {"one_per_host", "workers_on_devices"});
+  p.placement.ranks =
+      pl.choice("ranks", multi ? "workers_on_devices" : "one_per_host", {"one_per_host", "workers_on_devices"});
   p.placement.master = pl.choice("master", p.node && p.node->cpu ? "cpu" : "device0", {"cpu", "device0"});
   pl.finish();
   r.resolved()["placement"] = pl.resolved();
@@ -217,11 +221,11 @@ void check_partition_capacity(const PlatformSpec& spec, double weight_bytes, dou
   if (c.groups == 0 || c.chip.memory_bytes <= 0) return;
   const double need = c.groups * (weight_bytes + data_bytes);
   if (need > c.chip.memory_bytes) {
-    throw ConfigError(spec.origin + "/chip_partition/groups",
-                      std::to_string(c.groups) + " groups x (weights " + std::to_string(weight_bytes / 1e6) +
-                          " MB + data " + std::to_string(data_bytes / 1e6) + " MB) = " + std::to_string(need / 1e9) +
-                          " GB do not fit the " + std::to_string(c.chip.memory_bytes / 1e9) + " GB of " +
-                          c.chip.name + " memory");
+    char what[256];
+    std::snprintf(
+        what, sizeof what, "%d groups x (weights %.1f MB + data %.1f MB) = %.2f GB do not fit the %.2f GB of %s memory",
+        c.groups, weight_bytes / 1e6, data_bytes / 1e6, need / 1e9, c.chip.memory_bytes / 1e9, c.chip.name.c_str());
+    throw ConfigError(spec.origin + "/chip_partition/groups", what);
   }
 }
 

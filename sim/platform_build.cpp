@@ -167,9 +167,8 @@ void build_star(const PlatformSpec& spec, Builder& b, int nodes) {
 }
 
 sg4::ClusterCallbacks leaves(Builder& b) {
-  return sg4::ClusterCallbacks([&b](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
-    return b.make_node(zone, id);
-  });
+  return sg4::ClusterCallbacks(
+      [&b](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) { return b.make_node(zone, id); });
 }
 
 // SimGrid gives every dragonfly tier the one bandwidth (times the tier's link count) and latency; patch the
@@ -188,8 +187,8 @@ void patch_dragonfly_tiers(const PlatformSpec& spec) {
 }
 
 [[noreturn]] void too_few(const PlatformSpec& spec, const std::string& what, std::size_t have, int need) {
-  throw ConfigError(spec.origin + "/hosts",
-                    "the platform has " + std::to_string(have) + " " + what + " for " + std::to_string(need) + " ranks");
+  throw ConfigError(spec.origin + "/hosts", "the platform has " + std::to_string(have) + " " + what + " for " +
+                                                std::to_string(need) + " ranks");
 }
 
 // Rank -> host, as the placement says.
@@ -240,10 +239,10 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int 
         ->seal();
   } else if (spec.topology == "dragonfly") {
     const DragonflySpec& d = spec.dragonfly;
-    sg4::create_dragonfly_zone(spec.name, nullptr,
-                               {{d.groups, d.group_links}, {d.chassis, d.chassis_links}, {d.routers, d.router_links},
-                                d.nodes_per_router},
-                               leaves(b), bw_Bps, spec.link_latency_s, policy(spec.sharing))
+    sg4::create_dragonfly_zone(
+        spec.name, nullptr,
+        {{d.groups, d.group_links}, {d.chassis, d.chassis_links}, {d.routers, d.router_links}, d.nodes_per_router},
+        leaves(b), bw_Bps, spec.link_latency_s, policy(spec.sharing))
         ->seal();
     patch_dragonfly_tiers(spec);
   } else {

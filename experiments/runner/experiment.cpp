@@ -76,8 +76,8 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const auto net = model::make_network(p.model, model::Backend::kRef, p.data->train.c, p.data->train.h,
                                        p.data->train.w, p.data->train.classes);  // validates the name and shape
   // KNL partitioning: every group holds the weights and the training set in the chip's memory (fp32).
-  sim::check_partition_capacity(p.platform, 4.0 * static_cast<double>(net->num_params()),
-                                4.0 * static_cast<double>(p.data->train.n) * static_cast<double>(p.data->train.sample_size()));
+  const double train_floats = static_cast<double>(p.data->train.n) * static_cast<double>(p.data->train.sample_size());
+  sim::check_partition_capacity(p.platform, 4.0 * static_cast<double>(net->num_params()), 4.0 * train_floats);
 
   ConfigReader a = root.child("algorithm");
   p.algorithm = a.require_string("name");

@@ -3,7 +3,6 @@
 // platform file. Routes are read from SimGrid (Host::route_to); times come from hand-computed alpha-beta sums
 // (CM02 without cross-traffic: every factor is 1).
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 
@@ -130,8 +129,8 @@ TEST_CASE("sim::platform: placement puts the master where the spec says", "[sim]
   // Default on multi-device nodes: workers on devices, the master (rank 0 of 5 workers + 1) on node 0's CPU.
   auto out = probe(spec_of(j), 6, 5);
   REQUIRE(!out.contains("error"));
-  CHECK(out["hosts"] == json({"node-0-cpu", "node-0-dev-0", "node-0-dev-1", "node-0-dev-2", "node-0-dev-3",
-                              "node-1-dev-0"}));
+  CHECK(out["hosts"] ==
+        json({"node-0-cpu", "node-0-dev-0", "node-0-dev-1", "node-0-dev-2", "node-0-dev-3", "node-1-dev-0"}));
   CHECK(out["speed"][0] == 2e11);  // the CPU's device model
   CHECK(out["speed"][1] == 1e12);
   j["placement"] = {{"master", "device0"}};
@@ -172,8 +171,14 @@ TEST_CASE("sim::platform: fat tree and dragonfly routes", "[sim]") {
 
   const json df = {{"topology", "dragonfly"},
                    {"dragonfly",
-                    {{"groups", 2}, {"group_links", 1}, {"chassis", 2}, {"chassis_links", 3}, {"routers", 3},
-                     {"router_links", 1}, {"nodes_per_router", 2}, {"router_bandwidth_bps", 20e9},
+                    {{"groups", 2},
+                     {"group_links", 1},
+                     {"chassis", 2},
+                     {"chassis_links", 3},
+                     {"routers", 3},
+                     {"router_links", 1},
+                     {"nodes_per_router", 2},
+                     {"router_bandwidth_bps", 20e9},
                      {"router_latency_s", 0.1e-6}}},
                    {"link_bandwidth_bps", 40e9},
                    {"link_latency_s", 0.5e-6}};
@@ -274,7 +279,9 @@ TEST_CASE("sim::platform: bad topology keys name the file and key", "[sim]") {
   fails({{"node", {{"cpu", nullptr}, {"devices", 4}, {"pcie_switchs", 2}}}}, "p.json:/node/pcie_switchs");
   fails({{"node", {{"cpu", nullptr}, {"devices", 4}, {"pcie_switches", 3}}}}, "p.json:/node/pcie_switches");
   fails({{"link_preset", "fdr_infiniband"}}, "p.json:/link_preset");
-  fails({{"topology", "fat_tree"}, {"hosts", 5}, {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}},
+  fails({{"topology", "fat_tree"},
+         {"hosts", 5},
+         {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}},
         "p.json:/hosts");
   fails({{"topology", "fat_tree"}, {"fat_tree", {{"levels", 2}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}},
         "p.json:/fat_tree/down");
