@@ -23,12 +23,24 @@ double Device::elementwise_time_s(double n, double streams, double flops_per_ele
   return std::max(n * flops_per_elem / peak_flops, n * streams * sizeof(float) / mem_bw_Bps) / efficiency;
 }
 
+Device split_device(const Device& chip, int groups) {
+  Device d = chip;
+  d.name = chip.name + "/" + std::to_string(groups);
+  d.peak_flops = chip.peak_flops / groups;
+  d.mem_bw_Bps = chip.mem_bw_Bps / groups;
+  d.memory_bytes = chip.memory_bytes / groups;
+  d.cores = std::max(1, chip.cores / groups);
+  return d;
+}
+
 Device read_device(ConfigReader& r, const std::string& name) {
   Device d;
   d.name = name;
   d.peak_flops = r.require_number("peak_flops", 1e6, 1e18);
   d.mem_bw_Bps = r.require_number("mem_bw_Bps", 1e6, 1e15);
   d.efficiency = r.number("efficiency", 1.0, 1e-3, 1.0);
+  d.cores = static_cast<int>(r.integer("cores", 1, 1, 1 << 20));
+  d.memory_bytes = r.number("memory_bytes", 0, 0, 1e18);
   d.source = r.string("source", "");
   r.finish();
   return d;

@@ -19,6 +19,8 @@ struct Device {
   double peak_flops = 1e12;  // fp32 flop/s of the whole device
   double mem_bw_Bps = 1e11;  // bytes/s
   double efficiency = 1.0;   // achieved fraction of the roofline, in (0, 1]
+  int cores = 1;             // informational, and the share a chip partition gets (68 / P on a KNL)
+  double memory_bytes = 0;   // device memory (MCDRAM on a KNL); 0: not modeled
   std::string source;        // where the figures come from
 
   // Forward + backward of one minibatch of `batch` samples.
@@ -27,7 +29,11 @@ struct Device {
   double elementwise_time_s(double n, double streams, double flops_per_elem = 1.0) const;
 };
 
-// Reads a device object ({"peak_flops": .., "mem_bw_Bps": .., "efficiency": .., "source": ..}).
+// One of `groups` equal parts of a chip (KNL partitioning, papers/easgd_hpc.md §5.8): 1 / groups of its
+// peak flops, memory bandwidth, memory and cores; the name gets a "/groups" suffix.
+Device split_device(const Device& chip, int groups);
+
+// Reads a device object ({"peak_flops", "mem_bw_Bps", "efficiency", "cores", "memory_bytes", "source"}).
 Device read_device(ConfigReader& r, const std::string& name);
 // Looks `name` up in a catalog file (platforms/devices.json): {"devices": {"name": {...}, ...}}.
 Device find_device(const std::string& catalog_file, const std::string& name, const std::string& where);

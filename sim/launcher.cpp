@@ -20,7 +20,7 @@ SimOutcome run_simulation(const SimJob& job) {
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
-  const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks);
+  const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
   SimWorld world(hosts);
   std::exception_ptr failure;
   bool deadlock = false;

@@ -1,13 +1,13 @@
-// Platform reading and building. The star cluster follows SIMGRID_NOTES.md §3.4: one split-duplex link per
-// host (a full-duplex NIC), host -> anyone over its link UP, anyone -> host over the link DOWN.
+// Platform reading: strict, every key named by its JSON path (platforms/README.md lists them). Link presets
+// (platforms/links.json: the alpha-beta rows of papers/easgd_hpc.md Table 2) fill the NIC link's bandwidth and
+// latency and select a pure alpha-beta network model; explicit keys win over a preset.
 #include "sim/platform.hpp"
 
-#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "algorithms/api/config_reader.hpp"
 
-namespace sg4 = simgrid::s4u;
 namespace fs = std::filesystem;
 
 namespace dts::sim {
@@ -18,54 +18,184 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
   return path.is_absolute() ? p : (fs::path(base_dir) / path).lexically_normal().string();
 }
 
-// Host names sorted with numbers compared as numbers ("node-2" before "node-10").
-bool natural_less(const std::string& a, const std::string& b) {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      const auto na = std::stoull(a.substr(i, ie - i)), nb = std::stoull(b.substr(j, je - j));
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
+nlohmann::json device_json(const Device& d) {
+  return {
+      {"name", d.name},   {"peak_flops", d.peak_flops},     {"mem_bw_Bps", d.mem_bw_Bps}, {"efficiency", d.efficiency},
+      {"cores", d.cores}, {"memory_bytes", d.memory_bytes}, {"source", d.source}};
+}
+
+// A device given by catalog name or as an inline object, under `key`.
+Device read_device_key(ConfigReader& r, const std::string& key, const std::string& catalog) {
+  if (r.has(key) && r.raw(key).is_object()) {
+    ConfigReader d = r.child(key);
+    Device dev = read_device(d, "inline");
+    r.resolved()[key] = d.resolved();
+    return dev;
+  }
+  const std::string name = r.require_string(key);
+  return find_device(catalog, name, r.where(key));
+}
+
+std::vector<unsigned> read_counts(ConfigReader& r, const std::string& key, std::size_t n) {
+  if (!r.has(key)) r.fail(key, "required key is missing");
+  const auto& a = r.raw(key);
+  if (!a.is_array() || a.size() != n) r.fail(key, "expected an array of " + std::to_string(n) + " positive integers");
+  std::vector<unsigned> out;
+  for (const auto& x : a) {
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 1 || x.get<std::int64_t>() > 1 << 16) {
+      r.fail(key, "expected positive integers, got " + x.dump());
+    }
+    out.push_back(x.get<unsigned>());
+  }
+  r.resolved()[key] = a;
+  return out;
+}
+
+unsigned positive(ConfigReader& r, const std::string& key, unsigned def) {
+  return static_cast<unsigned>(r.integer(key, def, 1, 1 << 16));
+}
+
+void read_topology(ConfigReader& r, PlatformSpec& p) {
+  if (p.topology == "fat_tree") {
+    ConfigReader f = r.child("fat_tree");
+    p.fat_tree.levels = positive(f, "levels", 1);
+    p.fat_tree.down = read_counts(f, "down", p.fat_tree.levels);
+    p.fat_tree.up = read_counts(f, "up", p.fat_tree.levels);
+    p.fat_tree.parallel = read_counts(f, "parallel", p.fat_tree.levels);
+    f.finish();
+    r.resolved()["fat_tree"] = f.resolved();
+    unsigned leaves = 1;
+    for (unsigned d : p.fat_tree.down) leaves *= d;
+    if (p.hosts != 0 && p.hosts != static_cast<int>(leaves)) {
+      r.fail("hosts", "a fat tree with these down counts has " + std::to_string(leaves) + " nodes (or give 0)");
+    }
+  } else if (p.topology == "dragonfly") {
+    ConfigReader d = r.child("dragonfly");
+    DragonflySpec& s = p.dragonfly;
+    s.groups = positive(d, "groups", 1);
+    s.group_links = positive(d, "group_links", 1);
+    s.chassis = positive(d, "chassis", 1);
+    s.chassis_links = positive(d, "chassis_links", 1);
+    s.routers = positive(d, "routers", 1);
+    s.router_links = positive(d, "router_links", 1);
+    s.nodes_per_router = positive(d, "nodes_per_router", 1);
+    s.router_bandwidth_bps = d.number("router_bandwidth_bps", 0, 0, 1e15);
+    s.router_latency_s = d.number("router_latency_s", -1, -1, 10);
+    // SimGrid routes to group g through router g of each chassis (DragonflyZone: the blue link of router g).
+    if (s.groups > s.routers)
+      d.fail("groups", "SimGrid's dragonfly needs at most as many groups as routers per chassis");
+    d.finish();
+    r.resolved()["dragonfly"] = d.resolved();
+    const unsigned leaves = s.groups * s.chassis * s.routers * s.nodes_per_router;
+    if (p.hosts != 0 && p.hosts != static_cast<int>(leaves)) {
+      r.fail("hosts", "this dragonfly has " + std::to_string(leaves) + " nodes (or give 0)");
     }
   }
-  return a.size() - i < b.size() - j;
+}
+
+void read_node(ConfigReader& r, PlatformSpec& p, const std::string& catalog) {
+  if (r.has("node")) {
+    ConfigReader n = r.child("node");
+    NodeSpec node;
+    if (n.has("cpu") && n.raw("cpu").is_null()) {
+      n.resolved()["cpu"] = nullptr;
+    } else {
+      node.cpu = read_device_key(n, "cpu", catalog);
+      n.resolved()["cpu_resolved"] = device_json(*node.cpu);
+    }
+    node.devices = static_cast<int>(n.integer("devices", 1, 1, 1024));
+    node.pcie_switches = static_cast<int>(n.integer("pcie_switches", 1, 1, 1024));
+    if (node.devices % node.pcie_switches != 0) n.fail("pcie_switches", "must divide node.devices");
+    node.pcie_bandwidth_bps = n.number("pcie_bandwidth_bps", 96e9, 1e3, 1e15);
+    node.pcie_latency_s = n.number("pcie_latency_s", 1e-6, 0, 10);
+    n.finish();
+    r.resolved()["node"] = n.resolved();
+    p.node = node;
+  }
+  if (r.has("chip_partition")) {
+    ConfigReader c = r.child("chip_partition");
+    p.partition.groups = static_cast<int>(c.integer("groups", 1, 1, 1024));
+    p.partition.link_latency_s = c.number("link_latency_s", 0, 0, 10);
+    c.finish();
+    r.resolved()["chip_partition"] = c.resolved();
+    if (p.node) r.fail("chip_partition", "a platform has either node or chip_partition, not both");
+    p.partition.chip = p.device;
+    p.device = split_device(p.device, p.partition.groups);
+  }
+}
+
+// Link preset: fills the NIC link's defaults from the catalog. Returns whether one was given.
+bool read_link_preset(ConfigReader& r, const std::string& base_dir, double& bw_bps, double& lat_s) {
+  if (!r.has("link_preset")) {
+    r.string("link_catalog", "links.json");
+    return false;
+  }
+  const std::string catalog = resolve(base_dir, r.string("link_catalog", "links.json"));
+  const std::string name = r.require_string("link_preset");
+  ConfigReader root(read_json_file(catalog, "link catalog"), catalog, "");
+  ConfigReader links = root.child("links");
+  if (!links.has(name)) r.fail("link_preset", "unknown link preset \"" + name + "\" (not in " + catalog + ")");
+  ConfigReader e = links.child(name);
+  bw_bps = e.require_number("bandwidth_bps", 1e3, 1e15);
+  // The preset's alpha is end to end; a route between two nodes crosses two NIC links.
+  lat_s = e.require_number("alpha_s", 0, 10) / 2;
+  e.string("source", "");
+  e.finish();
+  return true;
 }
 
 }  // namespace
 
 PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, const std::string& path,
                            const std::string& base_dir) {
+  if (j.is_object() && j.contains("base")) {
+    const std::string where = file + ":" + path + "/base";
+    if (!j["base"].is_string()) throw ConfigError(where, "expected a platform file name");
+    const std::string base_file = resolve(base_dir, j["base"].get<std::string>());
+    if (!fs::exists(base_file)) throw ConfigError(where, "platform file not found: " + base_file);
+    nlohmann::json merged = read_json_file(base_file, "platform file");
+    nlohmann::json patch = j;
+    patch.erase("base");
+    merged.merge_patch(patch);
+    PlatformSpec p =
+        read_platform(merged, file + " (base " + base_file + ")", path, fs::path(base_file).parent_path().string());
+    p.resolved["base"] = base_file;
+    return p;
+  }
   ConfigReader r(j, file, path);
   PlatformSpec p;
+  p.origin = file + ":" + path;
   p.name = r.string("name", fs::path(file).stem().string());
-  p.topology = r.choice("topology", "star", {"star", "xml"});
-  if (r.has("device") && r.raw("device").is_object()) {
-    ConfigReader d = r.child("device");
-    p.device = read_device(d, "inline");
-    r.resolved()["device"] = d.resolved();
-  } else {
-    const std::string catalog = resolve(base_dir, r.string("device_catalog", "devices.json"));
-    const std::string name = r.require_string("device");
-    p.device = find_device(catalog, name, r.where("device"));
-  }
+  p.topology = r.choice("topology", "star", {"star", "fat_tree", "dragonfly", "xml"});
+  const std::string catalog = resolve(base_dir, r.string("device_catalog", "devices.json"));
+  p.device = read_device_key(r, "device", catalog);
+  double preset_bw = 10e9, preset_lat = 50e-6;
+  const bool preset = read_link_preset(r, base_dir, preset_bw, preset_lat);
   if (p.topology == "xml") {
     p.xml_file = resolve(base_dir, r.require_string("xml"));
     if (!fs::exists(p.xml_file)) r.fail("xml", "platform file not found: " + p.xml_file);
   } else {
     p.hosts = static_cast<int>(r.integer("hosts", 0, 0, 1 << 20));
-    p.link_bandwidth_bps = r.number("link_bandwidth_bps", 10e9, 1e3, 1e15);
-    p.link_latency_s = r.number("link_latency_s", 50e-6, 0, 10);
+    p.link_bandwidth_bps = r.number("link_bandwidth_bps", preset_bw, 1e3, 1e15);
+    p.link_latency_s = r.number("link_latency_s", preset_lat, 0, 10);
     p.sharing = r.choice("sharing", "split_duplex", {"split_duplex", "shared", "fatpipe"});
+    read_topology(r, p);
+    read_node(r, p, catalog);
   }
-  p.network_model = r.choice("network_model", "LV08", {"LV08", "CM02", "SMPI", "IB"});
+  // Placement: devices take the workers when a node has several hosts.
+  const bool multi = p.node.has_value() || p.partition.groups > 0;
+  ConfigReader pl = r.child("placement");
+  p.placement.ranks =
+      pl.choice("ranks", multi ? "workers_on_devices" : "one_per_host", {"one_per_host", "workers_on_devices"});
+  p.placement.master = pl.choice("master", p.node && p.node->cpu ? "cpu" : "device0", {"cpu", "device0"});
+  pl.finish();
+  r.resolved()["placement"] = pl.resolved();
+  if (p.placement.master == "cpu" && p.placement.ranks == "workers_on_devices" && !(p.node && p.node->cpu)) {
+    pl.fail("master", "the platform's nodes have no CPU host; use \"device0\"");
+  }
+
+  p.network_model = r.choice("network_model", preset ? "CM02" : "LV08", {"LV08", "CM02", "SMPI", "IB"});
+  if (preset) p.simgrid_config["network/crosstraffic"] = "0";  // pure alpha-beta: no reverse ACK flow
   if (r.has("simgrid_config")) {
     const auto& cfg = r.raw("simgrid_config");
     if (!cfg.is_object()) r.fail("simgrid_config", "expected an object of SimGrid --cfg items");
@@ -73,15 +203,12 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
       if (!v.is_string() && !v.is_number()) r.fail("simgrid_config/" + k, "expected a string or a number");
       p.simgrid_config[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
-    r.resolved()["simgrid_config"] = cfg;
   }
+  r.resolved()["simgrid_config"] = p.simgrid_config;
   r.finish();
   p.resolved = r.resolved();
-  p.resolved["device_resolved"] = {{"name", p.device.name},
-                                   {"peak_flops", p.device.peak_flops},
-                                   {"mem_bw_Bps", p.device.mem_bw_Bps},
-                                   {"efficiency", p.device.efficiency},
-                                   {"source", p.device.source}};
+  p.resolved["device_resolved"] = device_json(p.device);
+  if (p.partition.groups > 0) p.resolved["chip_resolved"] = device_json(p.partition.chip);
   return p;
 }
 
@@ -89,46 +216,17 @@ PlatformSpec load_platform_file(const std::string& file) {
   return read_platform(read_json_file(file, "platform file"), file, "", fs::path(file).parent_path().string());
 }
 
-std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks) {
-  sg4::Engine& e = *sg4::Engine::get_instance();
-  sg4::Engine::set_config("network/model:" + spec.network_model);
-  for (const auto& [k, v] : spec.simgrid_config) sg4::Engine::set_config(k + ":" + v);
-
-  std::vector<sg4::Host*> hosts;
-  if (spec.topology == "xml") {
-    e.load_platform(spec.xml_file);
-    hosts = e.get_all_hosts();
-    std::sort(hosts.begin(), hosts.end(),
-              [](const sg4::Host* a, const sg4::Host* b) { return natural_less(a->get_name(), b->get_name()); });
-  } else {
-    const int n = spec.hosts == 0 ? ranks : spec.hosts;
-    auto* zone = sg4::create_star_zone(spec.name.empty() ? "cluster" : spec.name);
-    const double bw_Bps = spec.link_bandwidth_bps / 8;
-    for (int i = 0; i < n; ++i) {
-      const std::string name = "node-" + std::to_string(i);
-      sg4::Host* h = zone->create_host(name, spec.device.peak_flops)->seal();
-      sg4::Link* link = nullptr;
-      if (spec.sharing == "split_duplex") {
-        link = zone->create_split_duplex_link("link-" + name, bw_Bps)->set_latency(spec.link_latency_s)->seal();
-      } else {
-        link = zone->create_link("link-" + name, bw_Bps)
-                   ->set_latency(spec.link_latency_s)
-                   ->set_sharing_policy(spec.sharing == "shared" ? sg4::Link::SharingPolicy::SHARED
-                                                                  : sg4::Link::SharingPolicy::FATPIPE)
-                   ->seal();
-      }
-      const auto dir = spec.sharing == "split_duplex" ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::NONE;
-      zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {{link, dir}}, true);
-      hosts.push_back(h);
-    }
-    zone->seal();
+void check_partition_capacity(const PlatformSpec& spec, double weight_bytes, double data_bytes) {
+  const ChipPartition& c = spec.partition;
+  if (c.groups == 0 || c.chip.memory_bytes <= 0) return;
+  const double need = c.groups * (weight_bytes + data_bytes);
+  if (need > c.chip.memory_bytes) {
+    char what[256];
+    std::snprintf(
+        what, sizeof what, "%d groups x (weights %.1f MB + data %.1f MB) = %.2f GB do not fit the %.2f GB of %s memory",
+        c.groups, weight_bytes / 1e6, data_bytes / 1e6, need / 1e9, c.chip.memory_bytes / 1e9, c.chip.name.c_str());
+    throw ConfigError(spec.origin + "/chip_partition/groups", what);
   }
-  if (static_cast<int>(hosts.size()) < ranks) {
-    throw ConfigError(spec.name, "the platform has " + std::to_string(hosts.size()) + " hosts for " +
-                                     std::to_string(ranks) + " ranks");
-  }
-  hosts.resize(static_cast<std::size_t>(ranks));
-  return hosts;
 }
 
 }  // namespace dts::sim

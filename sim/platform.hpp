@@ -1,8 +1,11 @@
-// Platforms: a JSON description (a star cluster of hosts with one NIC link each, a device per host, the
-// network model) or a raw SimGrid XML file, turned into SimGrid hosts, one per rank (DESIGN.md §4).
+// Platforms (DESIGN.md §4, platforms/README.md): a JSON description read into a PlatformSpec — nodes joined by
+// a cluster network (star, fat tree, dragonfly), each node one device host, or one CPU host plus devices behind
+// PCIe switches, or one chip split into groups (KNL partitioning) — or a raw SimGrid XML file; then built into
+// SimGrid zones, and the ranks placed on the hosts (the EASGD master on the CPU or on the first device).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,28 +16,83 @@
 
 namespace dts::sim {
 
+// A multi-device node: devices split evenly over PCIe switches; each device has a PCIe link to its switch,
+// each switch an uplink to the CPU (the root complex, where the NIC is). CPU-device traffic crosses the
+// uplink and the device's link; device-device traffic under one switch crosses the two device links only.
+struct NodeSpec {
+  std::optional<Device> cpu;  // none: a self-hosted node, a router stands for the root complex
+  int devices = 1;
+  int pcie_switches = 1;
+  double pcie_bandwidth_bps = 96e9;  // per direction, each link
+  double pcie_latency_s = 1e-6;      // each link
+};
+
+// One chip split into `groups` sub-hosts (papers/easgd_hpc.md §5.8, T8), each with 1 / groups of the chip's
+// flops, memory bandwidth and memory, joined by one shared intra-chip link at the chip's memory bandwidth.
+struct ChipPartition {
+  int groups = 0;  // 0: no partitioning
+  Device chip;     // the whole chip; PlatformSpec::device is then one group's share
+  double link_latency_s = 0;
+};
+
+struct FatTreeSpec {  // SimGrid's "levels;down;up;parallel", bottom-up
+  unsigned levels = 1;
+  std::vector<unsigned> down{1}, up{1}, parallel{1};
+};
+
+struct DragonflySpec {  // SimGrid's "groups,blue;chassis,black;routers,green;nodes"
+  unsigned groups = 1, group_links = 1, chassis = 1, chassis_links = 1, routers = 1, router_links = 1;
+  unsigned nodes_per_router = 1;
+  double router_bandwidth_bps = 0;  // per router-to-router link; 0: as link_bandwidth_bps (SimGrid's single bw)
+  double router_latency_s = -1;     // per router-to-router link; < 0: as link_latency_s
+};
+
+// Where ranks go. "one_per_host": rank r on the r-th host (node by node: CPU, then devices).
+// "workers_on_devices": the ranks before the workers (an EASGD master, a parameter server) on node 0's CPU
+// (master "cpu") or its first device (master "device0"); workers on the devices in order.
+struct PlacementSpec {
+  std::string ranks = "one_per_host";  // one_per_host | workers_on_devices
+  std::string master = "cpu";          // cpu | device0
+};
+
 struct PlatformSpec {
   std::string name;
-  std::string topology = "star";  // star | xml
-  int hosts = 0;                  // 0: one host per rank
-  Device device;
-  double link_bandwidth_bps = 10e9;
+  std::string topology = "star";  // star | fat_tree | dragonfly | xml
+  int hosts = 0;                  // nodes; 0: as many as the ranks need (star), all leaves (fat tree, dragonfly)
+  Device device;                  // each device host
+  std::optional<NodeSpec> node;   // multi-device nodes
+  ChipPartition partition;
+  FatTreeSpec fat_tree;
+  DragonflySpec dragonfly;
+  PlacementSpec placement;
+  double link_bandwidth_bps = 10e9;  // each NIC (cluster) link
   double link_latency_s = 50e-6;
-  std::string sharing = "split_duplex";  // split_duplex | shared | fatpipe
-  std::string network_model = "LV08";    // SimGrid network/model: LV08 | CM02 | SMPI | IB
+  std::string sharing = "split_duplex";               // split_duplex | shared | fatpipe
+  std::string network_model = "LV08";                 // SimGrid network/model: LV08 | CM02 | SMPI | IB
   std::map<std::string, std::string> simgrid_config;  // extra --cfg items, e.g. network/latency-factor
   std::string xml_file;                               // topology "xml": absolute path
+  std::string origin;                                 // "file:/json/path" of the object, for messages
   nlohmann::json resolved;                            // what was read, defaults filled in
 };
 
-// Reads a platform object; relative paths (xml, device catalog) resolve against `base_dir`.
+// Reads a platform object; relative paths (xml, catalogs) resolve against `base_dir`. An object with a "base"
+// key is that platform file (relative to `base_dir`) with the other keys merged over it (a JSON merge patch),
+// so that an experiment or a variant can change a shipped platform's placement or partitioning.
 PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, const std::string& path,
                            const std::string& base_dir);
 // Reads a platform file.
 PlatformSpec load_platform_file(const std::string& file);
 
-// Configures the network model on the engine, builds the platform, and returns the host of each rank.
-// Must run once, after the Engine exists and before any actor.
-std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ranks);
+// Configures the network model on the engine, builds the platform, and returns the host of each rank; the
+// last `workers` ranks are the training workers (-1: all ranks). Must run once, after the Engine exists and
+// before any actor.
+std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers = -1);
+
+// The device model of a host built by build_platform: the CPU's on a node's CPU host, `spec.device` otherwise.
+const Device& device_of_host(const PlatformSpec& spec, const simgrid::s4u::Host* host);
+
+// KNL partitioning capacity (§5.8): groups x (weights + data) must fit the chip's memory. Throws a ConfigError
+// naming the platform's partition/groups key when not; does nothing without partitioning or a memory size.
+void check_partition_capacity(const PlatformSpec& spec, double weight_bytes, double data_bytes);
 
 }  // namespace dts::sim

@@ -78,18 +78,23 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   if (p.real && model::is_zoo_model(p.model)) {
     m.fail("name", "'" + p.model + "' is a modeled-only zoo model (no kernels): it needs \"numerics\": \"modeled\"");
   }
+  std::size_t num_params = 0;
   try {  // validates the name and the input shape
     const auto& t = p.data->train;
     if (p.real) {
-      model::make_network(p.model, model::Backend::kRef, t.c, t.h, t.w, t.classes);
+      num_params = model::make_network(p.model, model::Backend::kRef, t.c, t.h, t.w, t.classes)->num_params();
     } else {
       const model::ModelProfile profile = model::model_profile(p.model, t.c, t.h, t.w, t.classes);
+      num_params = profile.num_params;
       m.resolved()["num_params"] = profile.num_params;
       m.resolved()["input"] = {profile.input.c, profile.input.h, profile.input.w};
     }
   } catch (const InputError& e) {
     m.fail("name", e.what());
   }
+  // KNL partitioning: every group holds the weights and the training set in the chip's memory (fp32).
+  const double train_floats = static_cast<double>(p.data->train.n) * static_cast<double>(p.data->train.sample_size());
+  sim::check_partition_capacity(p.platform, 4.0 * static_cast<double>(num_params), 4.0 * train_floats);
 
   ConfigReader a = root.child("algorithm");
   p.algorithm = a.require_string("name");

@@ -40,7 +40,7 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   job.main = plan.main;
   job.simgrid_args = simgrid_args;
   job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(setup, r, plan.platform.device, host);
+    return std::make_unique<sim::SimCompute>(setup, r, sim::device_of_host(plan.platform, host), host);
   };
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress, plan.eval_every_steps,
