@@ -5,7 +5,8 @@ namespace dts::bench {
 
 std::vector<Command> add_bench_commands(CLI::App& bench) {
   std::vector<Command> commands;
-  (void)bench;
+  commands.push_back(add_kernels_bench(bench));
+  commands.push_back(add_overhead_bench(bench));
   return commands;
 }
 
