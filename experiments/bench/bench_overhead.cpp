@@ -5,6 +5,7 @@
 // average, a copy to every rank; easgd_async with tau = 1: the elastic differences and updates of worker and
 // center) without messages, actors or snapshots. Each run is a child process (SimGrid allows one engine per
 // process; fresh memory for both), simulated and bare alternate, and the ratio is taken per pair.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,8 +41,20 @@ struct Options {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Runs fn in a child process and returns the wall seconds it took there (NaN if the child failed).
-double timed_in_child(const std::function<void()>& fn) {
+double cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// Wall and CPU seconds (all threads) of one run; the CPU time hardly moves when a neighbour takes a core.
+struct Timing {
+  double wall_s = NAN, cpu_s = NAN;
+};
+
+// Runs fn in a child process and returns the time it took there (NaN if the child failed).
+Timing timed_in_child(const std::function<void()>& fn) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
   std::fflush(nullptr);
@@ -49,25 +62,26 @@ double timed_in_child(const std::function<void()>& fn) {
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     close(fds[0]);
-    double dt = NAN;
+    Timing t;
     try {
-      const double t0 = now_s();
+      const double t0 = now_s(), c0 = cpu_s();
       fn();
-      dt = now_s() - t0;
+      t.wall_s = now_s() - t0;
+      t.cpu_s = cpu_s() - c0;
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << '\n';
     }
-    if (write(fds[1], &dt, sizeof dt) != sizeof dt) dt = NAN;
+    if (write(fds[1], &t, sizeof t) != sizeof t) t.wall_s = NAN;
     std::fflush(nullptr);
-    _exit(std::isnan(dt) ? 1 : 0);
+    _exit(std::isnan(t.wall_s) ? 1 : 0);
   }
   close(fds[1]);
-  double dt = NAN;
-  if (read(fds[0], &dt, sizeof dt) != sizeof dt) dt = NAN;
+  Timing t;
+  if (read(fds[0], &t, sizeof t) != sizeof t) t = Timing{};
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  return dt;
+  return t;
 }
 
 // The simulated run, as exp::run_plan does it, without evaluation and result files.
@@ -144,8 +158,8 @@ int run_overhead(Options o) {
   std::cout << "dtsim bench overhead: wall seconds of " << o.steps << " steps per worker, simulated (real numerics) "
             << "against the same steps in a plain loop; median (min-max) of " << o.runs << " runs, "
             << omp_get_max_threads() << " OpenMP thread(s)\nexperiment: " << file << '\n';
-  std::printf("%-14s %7s %8s  %-24s %-24s %-22s %s\n", "algorithm", "workers", "steps", "simulated s", "bare s",
-              "ratio sim/bare", "per worker-step ms (sim, bare)");
+  std::printf("%-14s %7s %6s  %-22s %-22s %-20s %-20s %s\n", "algorithm", "workers", "steps", "simulated wall s",
+              "bare wall s", "ratio sim/bare wall", "ratio sim/bare CPU", "worker-step ms (sim, bare)");
   for (const std::string& algo : o.algorithms) {
     std::vector<std::string> sets{"variants=null", "run.epochs=null", "run.steps=" + std::to_string(o.steps),
                                   "run.eval_every_steps=0", "algorithm.name=" + algo};
@@ -153,20 +167,21 @@ int run_overhead(Options o) {
     if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
     const std::vector<exp::Plan> plans = exp::load_experiment(file, sets);
     const exp::Plan& plan = plans.front();
-    std::vector<double> sim_s, bare_s, ratio;
+    std::vector<double> sim_s, bare_s, ratio, cpu_ratio;
     for (int r = 0; r < o.runs; ++r) {
-      const double a = timed_in_child([&] { simulated(plan); });
-      const double b = timed_in_child([&] { bare(plan); });
-      if (std::isnan(a) || std::isnan(b)) throw std::runtime_error("bench overhead: a run failed");
-      sim_s.push_back(a), bare_s.push_back(b), ratio.push_back(a / b);
+      const Timing a = timed_in_child([&] { simulated(plan); });
+      const Timing b = timed_in_child([&] { bare(plan); });
+      if (std::isnan(a.wall_s) || std::isnan(b.wall_s)) throw std::runtime_error("bench overhead: a run failed");
+      sim_s.push_back(a.wall_s), bare_s.push_back(b.wall_s);
+      ratio.push_back(a.wall_s / b.wall_s), cpu_ratio.push_back(a.cpu_s / b.cpu_s);
     }
-    const Stats s = stats_of(sim_s), b = stats_of(bare_s), q = stats_of(ratio);
+    const Stats s = stats_of(sim_s), b = stats_of(bare_s), q = stats_of(ratio), c = stats_of(cpu_ratio);
     const double per = 1e3 / static_cast<double>(plan.steps * plan.workers);
     char ms[64];
     std::snprintf(ms, sizeof ms, "%.2f, %.2f", s.median * per, b.median * per);
-    std::printf("%-14s %7d %8lld  %-24s %-24s %-22s %s\n", algo.c_str(), plan.workers,
+    std::printf("%-14s %7d %6lld  %-22s %-22s %-20s %-20s %s\n", algo.c_str(), plan.workers,
                 static_cast<long long>(plan.steps), format_stats(s, 4).c_str(), format_stats(b, 4).c_str(),
-                format_stats(q, 3).c_str(), ms);
+                format_stats(q, 3).c_str(), format_stats(c, 3).c_str(), ms);
     std::fflush(stdout);
   }
   return 0;
