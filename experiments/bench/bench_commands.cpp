@@ -3,11 +3,11 @@
 
 namespace dts::bench {
 
-Command add_bench_allreduce(CLI::App& bench);  // bench_allreduce.cpp
-
 std::vector<Command> add_bench_commands(CLI::App& bench) {
   std::vector<Command> commands;
   commands.push_back(add_bench_allreduce(bench));
+  commands.push_back(add_kernels_bench(bench));
+  commands.push_back(add_overhead_bench(bench));
   return commands;
 }
 

@@ -4,6 +4,10 @@
 // detail::WeightedPrimitives reorders from and to the caller's nchw / oihw buffers. One exception: when
 // the forward reads src as plain nchw (oneDNN's choice for few input channels, a first layer), backward
 // data writes diff_src plain too; blocked, it would pad C to 16 and run 4x slower for C = 1.
+// A second exception: when the channel counts are not multiples of 16 (LeNet's conv2, 20 -> 50), the blocked
+// layouts pad them (to 32 and 64: 2x the work), so activations go channels-last (nhwc) instead, where oneDNN
+// runs brgconv / masked-tail kernels without padding (1.5x faster on that layer, 1 and 2 threads). The rule is
+// static, so that a given shape always runs the same kernels (and gives the same bits).
 #include <string>
 
 #include "kernels/onednn/layers.hpp"
@@ -48,18 +52,20 @@ Conv2d::Conv2d(const ConvShape& s) : impl_(std::make_unique<Impl>()) {
     const detail::WeightedPrimitives::UserMds user{f32_md(src, Tag::nchw), f32_md(wei, Tag::oihw), f32_md(bias, Tag::x),
                                                    f32_md(dst, Tag::nchw)};
     auto any = [](const Dims& d) { return f32_md(d, Tag::any); };
+    const bool channels_last = s.C >= 8 && (s.C % 16 != 0 || s.OC % 16 != 0);
+    auto act = [&](const Dims& d) { return f32_md(d, channels_last ? Tag::nhwc : Tag::any); };
     using dnnl::algorithm;
     using dnnl::prop_kind;
     const dnnl::convolution_forward::primitive_desc fwd_pd(
-        {prop_kind::forward_training, algorithm::convolution_direct, any(src), any(wei), user.bias, any(dst), strides,
+        {prop_kind::forward_training, algorithm::convolution_direct, act(src), any(wei), user.bias, act(dst), strides,
          padding, padding},
         detail::engine());
-    const auto diff_src_md = fwd_pd.src_desc() == user.src ? user.src : any(src);
+    const auto diff_src_md = fwd_pd.src_desc() == user.src ? user.src : act(src);
     const dnnl::convolution_backward_data::primitive_desc bwd_data_pd(
-        {algorithm::convolution_direct, diff_src_md, any(wei), any(dst), strides, padding, padding}, detail::engine(),
+        {algorithm::convolution_direct, diff_src_md, any(wei), act(dst), strides, padding, padding}, detail::engine(),
         fwd_pd);
     const dnnl::convolution_backward_weights::primitive_desc bwd_weights_pd(
-        {algorithm::convolution_direct, any(src), any(wei), user.bias, any(dst), strides, padding, padding},
+        {algorithm::convolution_direct, act(src), any(wei), user.bias, act(dst), strides, padding, padding},
         detail::engine(), fwd_pd);
     m.prims = detail::WeightedPrimitives(user, fwd_pd, bwd_data_pd, bwd_weights_pd);
   });

@@ -1,0 +1,204 @@
+// `dtsim bench overhead`: what the simulator adds to the wall time of a real-numerics run. The default
+// experiment (8 workers, MLP, batch 32, Fashion-MNIST), shortened to N steps, runs on the simulator as
+// `dtsim run` runs it (evaluation off); then the same training steps run in a plain loop: one Trainer per rank,
+// the same forward_backward and optimizer_step calls, and the same reduction arithmetic (allreduce_sgd: sum,
+// average, a copy to every rank; easgd_async with tau = 1: the elastic differences and updates of worker and
+// center) without messages, actors or snapshots. Each run is a child process (SimGrid allows one engine per
+// process; fresh memory for both), simulated and bare alternate, and the ratio is taken per pair.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+
+#include <omp.h>
+
+#include "algorithms/rules/vector_ops.hpp"
+#include "experiments/bench/bench.hpp"
+#include "experiments/runner/metrics.hpp"
+#include "experiments/runner/results.hpp"
+#include "kernels/model/trainer.hpp"
+#include "sim/launcher.hpp"
+#include "sim/sim_compute.hpp"
+
+namespace dts::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::vector<std::string> algorithms{"allreduce_sgd", "easgd_async"};
+  std::string experiment;
+  std::int64_t steps = 40;
+  int runs = 3, threads = 0;
+  bool quick = false;
+};
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// Wall and CPU seconds (all threads) of one run; the CPU time hardly moves when a neighbour takes a core.
+struct Timing {
+  double wall_s = NAN, cpu_s = NAN;
+};
+
+// Runs fn in a child process and returns the time it took there (NaN if the child failed).
+Timing timed_in_child(const std::function<void()>& fn) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    Timing t;
+    try {
+      const double t0 = now_s(), c0 = cpu_s();
+      fn();
+      t.wall_s = now_s() - t0;
+      t.cpu_s = cpu_s() - c0;
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << '\n';
+    }
+    if (write(fds[1], &t, sizeof t) != sizeof t) t.wall_s = NAN;
+    std::fflush(nullptr);
+    _exit(std::isnan(t.wall_s) ? 1 : 0);
+  }
+  close(fds[1]);
+  Timing t;
+  if (read(fds[0], &t, sizeof t) != sizeof t) t = Timing{};
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return t;
+}
+
+// The simulated run, as exp::run_plan does it, without evaluation and result files.
+void simulated(const exp::Plan& plan) {
+  sim::ModelSetup setup;
+  setup.trainer = exp::trainer_setup(plan);
+  setup.step_time_s = plan.step_time_s;
+  exp::MetricsLog log;
+  sim::SimJob job;
+  job.platform = plan.platform;
+  job.ranks = plan.ranks;
+  job.workers = plan.workers;
+  job.steps = plan.steps;
+  job.main = plan.main;
+  job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
+    return std::make_unique<sim::SimCompute>(setup, r, plan.platform.device, host);
+  };
+  job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
+    return std::make_unique<exp::MetricsRecorder>(comm, log, nullptr, nullptr, 0, plan.log_every_steps);
+  };
+  sim::run_simulation(job);
+}
+
+// The same steps in a plain loop (see the file comment). Ranks below first_worker_rank are servers.
+void bare(const exp::Plan& plan) {
+  const model::TrainerSetup setup = exp::trainer_setup(plan);
+  std::vector<std::unique_ptr<model::Trainer>> workers;
+  std::vector<std::vector<float>> x, g;
+  for (int w = 0; w < plan.workers; ++w) {
+    workers.push_back(std::make_unique<model::Trainer>(setup, setup.first_worker_rank + w));
+    x.emplace_back(workers.back()->num_params());
+    g.emplace_back(workers.back()->num_params());
+    workers.back()->init_params(x.back());
+  }
+  const std::size_t n = x[0].size();
+  const auto P = static_cast<std::size_t>(plan.workers);
+  if (plan.algorithm == "allreduce_sgd") {
+    for (std::int64_t step = 0; step < plan.steps; ++step) {
+      for (std::size_t w = 0; w < P; ++w) workers[w]->forward_backward(x[w], g[w]);
+      for (std::size_t w = 1; w < P; ++w) rules::axpy(Slice(g[0]), 1.0f, Slice(g[w]));  // sum
+      for (std::size_t w = 1; w < P; ++w) rules::copy(Slice(g[w]), Slice(g[0]));        // to every rank
+      for (std::size_t w = 0; w < P; ++w) {
+        rules::scale(Slice(g[w]), 1.0f / static_cast<float>(P));
+        workers[w]->optimizer_step(x[w], g[w]);
+      }
+    }
+  } else if (plan.algorithm == "easgd_async") {
+    const auto alpha = static_cast<float>(plan.resolved.at("algorithm").at("elastic_alpha").get<double>());
+    std::vector<float> center(n), center_copy(n), diff(n), incoming(n);
+    workers[0]->init_params(center);
+    for (std::int64_t step = 0; step < plan.steps; ++step)
+      for (std::size_t w = 0; w < P; ++w) {
+        workers[w]->forward_backward(x[w], g[w]);
+        rules::copy(Slice(center_copy), Slice(center));                                  // the center's reply
+        rules::elastic_diff(Slice(incoming), Slice(x[w]), Slice(center), alpha);         // center:
+        rules::axpy(Slice(center), 1.0f, Slice(incoming));                               //   W~ += a (W - W~)
+        rules::elastic_diff(Slice(diff), Slice(x[w]), Slice(center_copy), alpha);        // worker:
+        workers[w]->optimizer_step(x[w], g[w]);                                          //   W -= eta dW
+        rules::axpy(Slice(x[w]), -1.0f, Slice(diff));                                    //   W -= a (W - W~)
+      }
+  } else {
+    throw InputError("--algorithms", "no bare loop for '" + plan.algorithm + "' (allreduce_sgd, easgd_async)");
+  }
+}
+
+std::string default_experiment() {
+  return (fs::path(DTS_SOURCE_DIR) / "experiments" / "default" / "default.json").string();
+}
+
+int run_overhead(Options o) {
+  if (o.quick) o.steps = 2, o.runs = 1;
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  const std::string file = o.experiment.empty() ? default_experiment() : o.experiment;
+  std::cout << "dtsim bench overhead: wall seconds of " << o.steps << " steps per worker, simulated (real numerics) "
+            << "against the same steps in a plain loop; median (min-max) of " << o.runs << " runs, "
+            << omp_get_max_threads() << " OpenMP thread(s)\nexperiment: " << file << '\n';
+  std::printf("%-14s %7s %6s  %-22s %-22s %-20s %-20s %s\n", "algorithm", "workers", "steps", "simulated wall s",
+              "bare wall s", "ratio sim/bare wall", "ratio sim/bare CPU", "worker-step ms (sim, bare)");
+  for (const std::string& algo : o.algorithms) {
+    std::vector<std::string> sets{"variants=null", "run.epochs=null", "run.steps=" + std::to_string(o.steps),
+                                  "run.eval_every_steps=0", "algorithm.name=" + algo};
+    if (o.quick) sets.insert(sets.end(), {"algorithm.workers=2", "algorithm.batch_size=8"});
+    if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
+    const std::vector<exp::Plan> plans = exp::load_experiment(file, sets);
+    const exp::Plan& plan = plans.front();
+    std::vector<double> sim_s, bare_s, ratio, cpu_ratio;
+    for (int r = 0; r < o.runs; ++r) {
+      const Timing a = timed_in_child([&] { simulated(plan); });
+      const Timing b = timed_in_child([&] { bare(plan); });
+      if (std::isnan(a.wall_s) || std::isnan(b.wall_s)) throw std::runtime_error("bench overhead: a run failed");
+      sim_s.push_back(a.wall_s), bare_s.push_back(b.wall_s);
+      ratio.push_back(a.wall_s / b.wall_s), cpu_ratio.push_back(a.cpu_s / b.cpu_s);
+    }
+    const Stats s = stats_of(sim_s), b = stats_of(bare_s), q = stats_of(ratio), c = stats_of(cpu_ratio);
+    const double per = 1e3 / static_cast<double>(plan.steps * plan.workers);
+    char ms[64];
+    std::snprintf(ms, sizeof ms, "%.2f, %.2f", s.median * per, b.median * per);
+    std::printf("%-14s %7d %6lld  %-22s %-22s %-20s %-20s %s\n", algo.c_str(), plan.workers,
+                static_cast<long long>(plan.steps), format_stats(s, 4).c_str(), format_stats(b, 4).c_str(),
+                format_stats(q, 3).c_str(), format_stats(c, 3).c_str(), ms);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_overhead_bench(CLI::App& bench) {
+  auto o = std::make_shared<Options>();
+  CLI::App* app = bench.add_subcommand("overhead", "wall time of simulated real-numerics runs against bare steps");
+  app->add_option("--algorithms", o->algorithms, "allreduce_sgd and/or easgd_async")->delimiter(',');
+  app->add_option("--experiment", o->experiment, "experiment file (default: experiments/default/default.json)");
+  app->add_option("--steps", o->steps, "steps per worker")->check(CLI::PositiveNumber);
+  app->add_option("--runs", o->runs, "simulated/bare pairs")->check(CLI::PositiveNumber);
+  app->add_option("--threads", o->threads, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
+  app->add_flag("--quick", o->quick, "smoke run: 2 workers, batch 8, 2 steps, 1 pair");
+  return {app, [o] { return run_overhead(*o); }};
+}
+
+}  // namespace dts::bench

@@ -1,0 +1,42 @@
+// `dtsim bench kernels` and `dtsim bench overhead` in their --quick smoke forms: they run and print a table.
+// No speed is asserted (the machine is shared; benches only measure, bench.hpp).
+#include <catch2/catch.hpp>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+
+using dts::data::testing::TempDir;
+using dts::test::run_dtsim;
+using dts::test::slurp;
+using dts::test::tiny_experiment;
+using dts::test::write_json;
+
+TEST_CASE("dtsim bench kernels --quick: every model of the table runs, no peer", "[golden]") {
+  TempDir tmp;
+  const auto r = run_dtsim("bench kernels --quick --configs mlp:8,mlp_dropout:8,lenet:4,cifar10_quick:4", tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  for (const char* row : {"mlp ", "mlp_dropout", "lenet", "cifar10_quick"}) REQUIRE_THAT(out, Catch::Contains(row));
+}
+
+TEST_CASE("dtsim bench overhead --quick: simulated and bare runs of both algorithms", "[golden]") {
+  TempDir tmp;
+  auto exp = tiny_experiment();
+  exp.erase("variants");
+  write_json(tmp / "tiny.json", exp);
+  const auto r = run_dtsim("bench overhead --quick --experiment " + (tmp / "tiny.json").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  REQUIRE_THAT(out, Catch::Contains("allreduce_sgd") && Catch::Contains("easgd_async"));
+}
+
+TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[golden]") {
+  TempDir tmp;
+  const auto r = run_dtsim("bench kernels --quick --configs logreg:8", tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("logreg"));
+}
