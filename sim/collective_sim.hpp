@@ -1,13 +1,14 @@
-// The `collective` communication fidelity (DESIGN.md §3): a collective runs as a few SimGrid flows started by
-// its members' own actors, on the real hosts and routes, with no courier actor and no message matching.
-//   o Ring reduce-scatter, allgather, allreduce: the members wait for the last of them (as the ring's
-//     dependencies do, to first order), then each sends ONE flow to its right neighbour carrying the bytes
-//     of all its ring steps, and adds the latency of the steps it replaces (route latency x the model's
-//     latency factor). Every ring step has the same flows, so SimGrid shares the links as it would per
-//     step. The collective ends for everyone when the slowest flow does; reductions then charge each
-//     member's additions (one charge_elementwise over their total) and wait for the slowest member.
+// The `collective` communication fidelity (DESIGN.md §3): a collective runs as SimGrid flows started by its
+// members' actors on the real hosts and routes, with no courier actor and no message matching.
+//   o Ring reduce-scatter, allgather, allreduce: each member sends its ring steps to its right neighbour in
+//     phases; phase q starts once the left neighbour's phase q - 1 arrived and was added and my own phase
+//     q - 1 arrived, as each message step waits for the previous one. Within kFlowBudget (P x phases) a
+//     phase is one step and the timing is the message version's; beyond it a phase is one flow carrying the
+//     bytes of several steps after their extra latencies (route latency x the model's latency factor; SMPI
+//     and IB: the factors of the step's message size). Exact on a uniform star without stragglers; on
+//     contended fabrics and with stragglers the error is measured (tests/sim/collective_fidelity_test.cpp).
 //   o Binomial trees and the pairwise exchange: one flow per message of the message version, started by the
-//     sender when its dependencies allow, so partial dependencies (a late leaf) keep their timing.
+//     sender when its dependencies allow: the message version's timing.
 // Real numerics are those of the message version bit for bit: the ring sums run chunk by chunk in the
 // ring's order, done by the last member to arrive; tree members add their children in the tree's order.
 // Counters: bytes and messages are those of the message version (what the collective represents).
