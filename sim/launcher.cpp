@@ -22,6 +22,8 @@ SimOutcome run_simulation(const SimJob& job) {
 
   const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
   SimWorld world(hosts);
+  std::unique_ptr<CollectiveSim> collectives;
+  if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world);
   std::exception_ptr failure;
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
@@ -30,7 +32,7 @@ SimOutcome run_simulation(const SimJob& job) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
       try {
-        SimComm comm(world, r);
+        SimComm comm(world, r, collectives.get());
         SimNode node(host);
         auto compute = job.make_compute(r, host);
         auto recorder = job.make_recorder(comm);

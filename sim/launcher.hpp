@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 
 namespace dts::sim {
@@ -19,6 +20,7 @@ struct SimJob {
   int ranks = 1;
   int workers = 1;
   std::int64_t steps = 1;
+  Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests).
   std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*)> make_compute;

@@ -9,7 +9,9 @@ namespace dts::sim {
 
 class SimComm final : public Comm {
  public:
-  SimComm(SimWorld& world, Rank rank) : world_(world), rank_(rank) {}
+  // `collectives`: the collective fidelity's engine, or null for message fidelity.
+  SimComm(SimWorld& world, Rank rank, CollectiveEngine* collectives = nullptr)
+      : world_(world), rank_(rank), collectives_(collectives) {}
   Rank rank() const override { return rank_; }
   int size() const override { return world_.size(); }
   double now_s() const override;
@@ -19,10 +21,12 @@ class SimComm final : public Comm {
   Completion wait_any(std::span<Request> reqs) override;
   std::uint64_t bytes_sent() const override { return world_.bytes_sent(rank_); }
   std::uint64_t bytes_received() const override { return world_.bytes_received(rank_); }
+  CollectiveEngine* collective_engine() override { return collectives_; }
 
  private:
   SimWorld& world_;
   Rank rank_;
+  CollectiveEngine* collectives_;
 };
 
 class SimNode final : public Node {

@@ -49,6 +49,12 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   return op;
 }
 
+void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages) {
+  boxes_[static_cast<std::size_t>(src)].bytes_sent += bytes;
+  boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
+  messages_ += messages;
+}
+
 void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   Box& box = boxes_[static_cast<std::size_t>(dst)];
   auto& expected = box.next_seq_in[static_cast<std::size_t>(msg->src)];

@@ -43,6 +43,11 @@ class SimWorld {
   template <typename Pred>
   bool wait_until(Rank me, Pred ready, double timeout_s);
 
+  // Wakes the actors of rank r blocked in wait_until, to re-check their predicates.
+  void wake(Rank r) { boxes_[static_cast<std::size_t>(r)].cv->notify_all(); }
+  // Counts traffic that did not go through post_send (the collective fidelity's aggregated flows).
+  void account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages);
+
   std::uint64_t bytes_sent(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_sent; }
   std::uint64_t bytes_received(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_received; }
   std::uint64_t messages_sent() const { return messages_; }

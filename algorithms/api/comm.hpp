@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 
+#include "algorithms/api/collective_engine.hpp"
 #include "algorithms/api/request.hpp"
 #include "algorithms/api/vec.hpp"
 
@@ -43,6 +44,10 @@ class Comm {
   // Modeled bytes this rank has sent and received so far.
   virtual std::uint64_t bytes_sent() const = 0;
   virtual std::uint64_t bytes_received() const = 0;
+
+  // A backend's whole-collective engine (algorithms/api/collective_engine.hpp); null when collectives are
+  // to run as point-to-point messages (MPI, and the simulator's `message` fidelity).
+  virtual CollectiveEngine* collective_engine() { return nullptr; }
 
   // Blocking forms.
   void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) { isend(dst, tag, data, opts).wait_ok(); }

@@ -34,7 +34,9 @@ class Compute {
   // Learning rate the next optimizer_step will use (eta in the elastic rules).
   virtual double learning_rate() const = 0;
   // Charges an elementwise pass over `n` floats touching `streams` vectors (axpy: 3), for update rules
-  // that run outside the optimizer. The caller does the math itself, with algorithms/rules.
+  // that run outside the optimizer. The caller does the math itself, with algorithms/rules. The cost
+  // should be linear in n: the simulator's collective fidelity charges the P - 1 additions of a ring
+  // reduce-scatter as one call over their total.
   virtual void charge_elementwise(std::size_t n, int streams) = 0;
 };
 

@@ -2,7 +2,11 @@
 // to the modeled network and the MPI backend runs exactly the same sequence. Every member of the group calls
 // the same collective in the same order with the same count. Reductions are sums, in a fixed order, so
 // results are reproducible bit for bit; the elementwise additions are charged to the member's device.
+// When the Comm has a collective engine (the simulator's `collective` fidelity), each function hands the
+// whole collective to it instead; the engine reproduces the results bit for bit.
 #pragma once
+
+#include <utility>
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/compute.hpp"
@@ -14,9 +18,17 @@ enum class AllreduceAlgo { kRing, kTree };
 // Parses "ring" / "tree"; throws ConfigError naming `where`.
 AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& where);
 
+// Chunk i of the P-way ring split of n floats, as {offset, count}: the first n % P chunks get one extra.
+std::pair<std::size_t, std::size_t> ring_chunk(std::size_t n, int P, int i);
+
 // Bandwidth-optimal ring (reduce-scatter then allgather; Patarasuk & Yuan): 2 (P-1) messages of
 // count/P floats per member.
 void ring_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
+// The ring's first half: P-1 messages per member; afterwards member i's ring chunk i holds the sum over the
+// group and the other chunks are scratch.
+void ring_reduce_scatter(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
+// The ring's second half: member i contributes its ring chunk i; afterwards every member holds every chunk.
+void ring_allgather(Comm& comm, const Group& group, Slice data, Tag tag);
 // Binomial-tree reduce to group index 0, then binomial-tree broadcast: 2 ceil(log2 P) rounds of full-size
 // messages.
 void tree_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
@@ -26,5 +38,14 @@ void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& gr
 void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag);
 // Binomial-tree broadcast of the root's data.
 void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag tag);
+
+// Both directions between two partners at once, as gossip algorithms do: sends `mine` to `peer` and
+// receives the peer's vector into `theirs` (same count; they may alias). Both partners call it.
+void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag, const SendOptions& opts = {});
+
+namespace detail {
+// Hands a group collective to the Comm's collective engine; false when there is none.
+bool delegated(Comm& comm, Compute* compute, const Group& group, Slice data, int root, Tag tag, CollectiveOp op);
+}  // namespace detail
 
 }  // namespace dts::collectives

@@ -10,6 +10,7 @@ void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, i
   const int P = group.size();
   const int me = group.index_of(comm.rank());
   DTS_ASSERT(me >= 0, "tree_reduce: caller is not in the group");
+  if (P == 1 || detail::delegated(comm, &compute, group, data, root, tag, CollectiveOp::kTreeReduce)) return;
   const int vr = (me - root + P) % P;  // index relative to the root
   Vec inbox(data.count, data.real());
   for (int mask = 1; mask < P; mask <<= 1) {
@@ -29,6 +30,7 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
   const int P = group.size();
   const int me = group.index_of(comm.rank());
   DTS_ASSERT(me >= 0, "tree_broadcast: caller is not in the group");
+  if (P == 1 || detail::delegated(comm, nullptr, group, data, root, tag, CollectiveOp::kTreeBroadcast)) return;
   const int vr = (me - root + P) % P;
   // 1. Receive from the parent: the member that differs in my lowest set bit.
   int mask = 1;

@@ -120,6 +120,8 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   if (p.steps < 1) r.fail("epochs", "less than one step per worker");
   p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
+  p.fidelity = r.choice("fidelity", "message", {"message", "collective"}) == "message" ? sim::Fidelity::kMessage
+                                                                                       : sim::Fidelity::kCollective;
   r.finish();
   if (root.has("variants")) root.raw("variants");  // expanded by the caller
   root.finish();

@@ -13,6 +13,7 @@
 #include "algorithms/algorithm.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/model/optimizer.hpp"
+#include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 
 namespace dts::exp {
@@ -39,6 +40,7 @@ struct Plan {
   model::OptimizerConfig optimizer;
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
+  sim::Fidelity fidelity = sim::Fidelity::kMessage;  // run.fidelity: how the simulator runs collectives
   std::shared_ptr<const DataSets> data;
   nlohmann::json resolved;  // config.resolved.json
 };

@@ -37,6 +37,7 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   job.ranks = plan.ranks;
   job.workers = plan.workers;
   job.steps = plan.steps;
+  job.fidelity = plan.fidelity;
   job.main = plan.main;
   job.simgrid_args = simgrid_args;
   job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {

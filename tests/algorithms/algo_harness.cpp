@@ -46,6 +46,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     job.workers = run.problem.workers;
     job.ranks = spec.ranks(job.workers);
     job.steps = run.steps;
+    job.fidelity = run.fidelity;
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};

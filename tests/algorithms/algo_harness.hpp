@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 #include "tests/support/quadratic_compute.hpp"
 
@@ -17,6 +18,7 @@ struct AlgoRun {
   QuadraticProblem problem;
   std::int64_t steps = 100;
   sim::PlatformSpec platform;
+  sim::Fidelity fidelity = sim::Fidelity::kMessage;
 };
 
 // A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,

@@ -49,3 +49,31 @@ TEST_CASE("allreduce_sgd: a ring step costs what the alpha-beta model says", "[a
   const double step = 1e-3 + 2 * 3 * (2 * 10e-6 + 1e6 / 1e9);
   REQUIRE(out["end_s"].get<double>() == Approx(3 * step).epsilon(1e-6));
 }
+
+TEST_CASE("allreduce_sgd: collective fidelity gives the same model, and the time within 2 %", "[algorithms][fidelity]") {
+  /* In details:
+   *   o 8 workers on a star of 10 Gb/s, 5 us links (LV08 factors pinned to 1), 1e5 parameters; worker 3 is a
+   *     straggler (its steps take 3x longer), so collectives start at different times on different members
+   * Expectations
+   *   o the final model is bit for bit the same at both fidelities (the engine reproduces the sums' order)
+   *   o the simulated end time agrees within the bound of tests/sim/collective_fidelity_test.cpp
+   */
+  const char* collective = GENERATE("ring", "tree");
+  AlgoRun run;
+  run.algorithm = "allreduce_sgd";
+  run.config = {{"allreduce", collective}};
+  run.problem.workers = 8;
+  run.problem.dim = 100'003;
+  run.problem.slowdown = {1, 1, 1, 3};
+  run.steps = 20;
+  run.platform = dts::test::pinned_star(8, 10e9, 5e-6);
+  const auto message = dts::test::run_quadratic(run);
+  run.fidelity = dts::sim::Fidelity::kCollective;
+  const auto coll = dts::test::run_quadratic(run);
+  REQUIRE(!message.contains("error"));
+  REQUIRE(!coll.contains("error"));
+  REQUIRE(message["final"] == coll["final"]);
+  REQUIRE(message["messages"] == coll["messages"]);
+  REQUIRE(message["bytes_sent"] == coll["bytes_sent"]);
+  REQUIRE(coll["end_s"].get<double>() == Approx(message["end_s"].get<double>()).epsilon(0.02));
+}

@@ -182,7 +182,9 @@ TEST_CASE("sim::SimComm: a simulation is bit-reproducible", "[sim]") {
       o["t"].push_back(comm.now_s());
     }
   };
-  const auto a = simulate(pinned_star(5, kBw, kLat), 5, body);
-  const auto b = simulate(pinned_star(5, kBw, kLat), 5, body);
+  auto a = simulate(pinned_star(5, kBw, kLat), 5, body);
+  auto b = simulate(pinned_star(5, kBw, kLat), 5, body);
+  a.erase("host");  // wall time and memory of this machine
+  b.erase("host");
   REQUIRE(a.dump() == b.dump());
 }

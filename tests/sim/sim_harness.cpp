@@ -1,6 +1,10 @@
 // simulate(): an Engine, the platform, a SimWorld and one actor per rank, in a forked child.
 #include "tests/sim/sim_harness.hpp"
 
+#include <sys/resource.h>
+
+#include <chrono>
+
 #include <simgrid/s4u.hpp>
 
 #include "tests/support/isolated.hpp"
@@ -21,7 +25,8 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
   return p;
 }
 
-nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body) {
+nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body, sim::Fidelity fidelity,
+                        int max_ring_phases) {
   return run_isolated([&] {
     int argc = 2;
     char arg0[] = "test", arg1[] = "--log=root.thres:critical";
@@ -29,17 +34,24 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
     sg4::Engine engine(&argc, argv);
     const auto hosts = sim::build_platform(spec, ranks);
     sim::SimWorld world(hosts);
+    std::unique_ptr<sim::CollectiveSim> collectives;
+    if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, max_ring_phases);
     nlohmann::json out;
     out["rank"] = nlohmann::json::array();
     for (int r = 0; r < ranks; ++r) out["rank"].push_back(nlohmann::json::object());
     for (int r = 0; r < ranks; ++r) {
       sg4::Actor::create("rank-" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
-        sim::SimComm comm(world, r);
+        sim::SimComm comm(world, r, collectives.get());
         sim::SimNode node(hosts[static_cast<std::size_t>(r)]);
         body(comm, node, out["rank"][static_cast<std::size_t>(r)]);
       });
     }
+    const auto t0 = std::chrono::steady_clock::now();
     engine.run();
+    out["host"]["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    out["host"]["max_rss_kb"] = usage.ru_maxrss;
     out["end_s"] = sg4::Engine::get_clock();
     out["messages"] = world.messages_sent();
     return out;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_comm.hpp"
 
@@ -18,7 +19,10 @@ namespace dts::test {
 sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s);
 
 using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nlohmann::json& out)>;
-// out["rank"][r] is rank r's output object; out["end_s"] the simulated end time.
-nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body);
+// out["rank"][r] is rank r's output object; out["end_s"] the simulated end time, out["messages"] the
+// messages sent, out["host"] what the simulation cost on this machine: "wall_s" (engine.run() alone) and
+// "max_rss_kb"; drop it before comparing runs.
+nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
+                        sim::Fidelity fidelity = sim::Fidelity::kMessage, int max_ring_phases = 0);
 
 }  // namespace dts::test
