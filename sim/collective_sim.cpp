@@ -10,6 +10,7 @@
 #include "algorithms/api/compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "algorithms/rules/vector_ops.hpp"
+#include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -96,6 +97,7 @@ std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const Key& key, std
 }
 
 void CollectiveSim::run(const CollectiveCall& call) {
+  const TimeAccount::Scope accounted(collective_category(world_, call));
   if (call.op == CollectiveOp::kPairwiseExchange) return pairwise(call);
   DTS_ASSERT(call.group != nullptr, "collective without a group");
   const int index = call.group->index_of(call.self);
