@@ -151,7 +151,8 @@ TEST_CASE("sim::TimeAccount: a transfer is CPU-GPU or GPU-GPU by its endpoints, 
 TEST_CASE("sim::TimeAccount: every actor's categories add up to its elapsed time", "[sim]") {
   /* Expectations, for every rank and spawned activity of the master-worker and sync algorithms:
    *   o own categories (idle included) sum to end - start; the path sums to end (it starts at 0)
-   *   o workers spend steps x 2 ms in F/B
+   *   o workers spend at least steps x 2 ms in F/B (more when reductions of an overlapped exchange share
+   *     the device with it, Sync EASGD3)
    */
   const auto [algorithm, config, fidelity] = GENERATE(table<std::string, json, dts::sim::Fidelity>(
       {{"easgd_original", {{"overlap", false}}, dts::sim::Fidelity::kMessage},
@@ -171,7 +172,8 @@ TEST_CASE("sim::TimeAccount: every actor's categories add up to its elapsed time
     CHECK(own_sum == Approx(a["end"].get<double>() - a["start"].get<double>()).margin(1e-12).epsilon(1e-9));
     CHECK(path_sum == Approx(a["end"].get<double>()).margin(1e-12).epsilon(1e-9));
     if (a["main"].get<bool>() && a["rank"].get<int>() >= 1) {
-      CHECK(own[at(TimeCategory::kForwardBackward)] == Approx(8 * 2e-3).epsilon(1e-9));
+      CHECK(own[at(TimeCategory::kForwardBackward)] >= 8 * 2e-3 * (1 - 1e-9));
+      CHECK(own[at(TimeCategory::kForwardBackward)] <= 8 * 2e-3 * 1.1);
     }
   }
   double run_sum = 0;
@@ -188,7 +190,8 @@ TEST_CASE("sim::TimeAccount: Sync EASGD3 hides the GPU-GPU exchange that Sync EA
    *     and no CPU-GPU parameter time (master on GPU1)
    *   o variant 3: under 5 % of variant 2's GPU-GPU time on the path, and a shorter run
    *   o variant 1 (master on the CPU): CPU-GPU parameter time on the path
-   *   o all: the data copies, 20 x (2 us + 64 x 784 x 4 B / 12 GB/s) at least
+   *   o all: the data copies, 20 x (2 us + 64 x 784 x 4 B / 12 GB/s) at least; one F/B per step on the
+   *     path (variant 3's slowed down a little by the reductions that share its device)
    */
   const json v1 = run_algorithm("easgd_sync", {{"variant", 1}}, 20, 1e-3);
   const json v2 = run_algorithm("easgd_sync", {{"variant", 2}}, 20, 1e-3);
@@ -205,6 +208,7 @@ TEST_CASE("sim::TimeAccount: Sync EASGD3 hides the GPU-GPU exchange that Sync EA
   CHECK(run1[at(TimeCategory::kCpuGpuParameter)] > 20 * hop);
   for (const auto* run : {&run1, &run2, &run3}) {
     CHECK((*run)[at(TimeCategory::kCpuGpuData)] >= 20 * copy * (1 - 1e-9));
-    CHECK((*run)[at(TimeCategory::kForwardBackward)] == Approx(20 * 1e-3).epsilon(1e-9));
+    CHECK((*run)[at(TimeCategory::kForwardBackward)] >= 20 * 1e-3 * (1 - 1e-9));
+    CHECK((*run)[at(TimeCategory::kForwardBackward)] <= 20 * 1e-3 * 1.1);
   }
 }
