@@ -206,6 +206,14 @@ void TimeAccount::wait_end(const FlowTrace* done) {
   }
 }
 
+void TimeAccount::waiting() {
+  if (g_active != nullptr) g_active->wait_begin();
+}
+
+void TimeAccount::waited(const FlowTrace* done) {
+  if (g_active != nullptr) g_active->wait_end(done);
+}
+
 void TimeAccount::join_begin(long child_pid) {
   (void)child_pid;
   wait_begin();

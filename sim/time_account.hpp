@@ -110,6 +110,9 @@ class TimeAccount {
   // Nested begins (wait_any, then the completed request's own wait) count from the outermost.
   void wait_begin();
   void wait_end(const FlowTrace* done);
+  // The same, when an account may not be active (the collective fidelity's waits on its members' flows).
+  static void waiting();
+  static void waited(const FlowTrace* done);
   // The calling actor joins a spawned activity.
   void join_begin(long child_pid);
   void join_end(long child_pid);

@@ -129,6 +129,7 @@ TEST_CASE("dtsim run: modeled numerics give the same simulated times as real num
     REQUIRE(modeled["simulated_time_s"] == real["simulated_time_s"]);
     REQUIRE(modeled["bytes_sent_per_rank"] == real["bytes_sent_per_rank"]);
     REQUIRE(modeled["messages"] == real["messages"]);
+    REQUIRE(modeled["time_breakdown"] == real["time_breakdown"]);
   }
 }
 

@@ -212,3 +212,21 @@ TEST_CASE("sim::TimeAccount: Sync EASGD3 hides the GPU-GPU exchange that Sync EA
     CHECK((*run)[at(TimeCategory::kForwardBackward)] <= 20 * 1e-3 * 1.1);
   }
 }
+
+TEST_CASE("sim::TimeAccount: the collective fidelity's trees give the breakdown of their messages", "[sim]") {
+  /* Expectations
+   *   o Sync EASGD1 (tree broadcast and reduce through the CPU master), 10 steps: the run's path has the
+   *     same seconds per category with run.fidelity collective as with messages: a member's wait follows
+   *     the member whose flow ended it, as a receive follows its sender
+   */
+  const json message = run_algorithm("easgd_sync", {{"variant", 1}}, 10, 1e-3);
+  const json collective = run_algorithm("easgd_sync", {{"variant", 1}}, 10, 1e-3, dts::sim::Fidelity::kCollective);
+  REQUIRE_FALSE(message.contains("error"));
+  REQUIRE_FALSE(collective.contains("error"));
+  const auto m = message["run"].get<std::vector<double>>(), c = collective["run"].get<std::vector<double>>();
+  for (std::size_t i = 0; i < dts::sim::kTimeCategories; ++i) {
+    CAPTURE(dts::sim::to_string(static_cast<TimeCategory>(i)));
+    CHECK(c[i] == Approx(m[i]).margin(1e-12).epsilon(1e-9));
+  }
+  CHECK(m[at(TimeCategory::kCpuGpuParameter)] > 0);
+}
