@@ -67,9 +67,14 @@ TimeCategory transfer_category(const sg4::Host* a, const sg4::Host* b) {
 TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call) {
   const sg4::Host* self = world.host(call.self);
   if (call.group == nullptr) return transfer_category(self, world.host(call.peer));
-  TimeCategory widest = TimeCategory::kGpuGpuParameter;  // enum order: GPU-GPU < CPU-GPU < inter-node
-  for (const Rank r : call.group->members()) widest = std::max(widest, transfer_category(self, world.host(r)));
-  return widest;
+  if (g_active == nullptr) return TimeCategory::kIdle;  // not accounted
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the members: groups are reused call after call
+  for (const Rank r : call.group->members()) hash = (hash ^ static_cast<std::uint64_t>(r)) * 1099511628211ULL;
+  const auto [it, fresh] = g_active->collective_categories_.try_emplace({call.self, hash}, TimeCategory::kGpuGpuParameter);
+  if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node
+    for (const Rank r : call.group->members()) it->second = std::max(it->second, transfer_category(self, world.host(r)));
+  }
+  return it->second;
 }
 
 TimeCategory update_category(const sg4::Host* host) {

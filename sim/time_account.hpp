@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -139,7 +140,9 @@ class TimeAccount {
   static void add_own(State& s, TimeCategory c, double begin_s, double end_s);
   void register_actor(State s);
 
+  friend TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call);
   std::unordered_map<long, std::size_t> index_;  // pid -> states_
+  std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
   std::deque<State> states_;  // stable addresses
 };
 
