@@ -34,7 +34,7 @@ class SimActivity final : public Activity {
   explicit SimActivity(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
   void join() override {
     TimeAccount* account = TimeAccount::active();
-    if (account != nullptr) account->join_begin(actor_->get_pid());
+    if (account != nullptr) account->join_begin();
     actor_->join();
     if (account != nullptr) account->join_end(actor_->get_pid());
   }

@@ -219,10 +219,7 @@ void TimeAccount::waited(const FlowTrace* done) {
   if (g_active != nullptr) g_active->wait_end(done);
 }
 
-void TimeAccount::join_begin(long child_pid) {
-  (void)child_pid;
-  wait_begin();
-}
+void TimeAccount::join_begin() { wait_begin(); }
 
 void TimeAccount::join_end(long child_pid) {
   State* s = self();

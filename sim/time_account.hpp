@@ -115,7 +115,7 @@ class TimeAccount {
   static void waiting();
   static void waited(const FlowTrace* done);
   // The calling actor joins a spawned activity.
-  void join_begin(long child_pid);
+  void join_begin();
   void join_end(long child_pid);
 
   // Every registered actor, in registration order (deterministic), flushed to `now_s` if still running.
