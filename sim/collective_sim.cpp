@@ -96,6 +96,7 @@ std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const Key& key, std
 }
 
 void CollectiveSim::run(const CollectiveCall& call) {
+  const TimeAccount::Scope accounted(collective_category(world_, call));
   if (call.op == CollectiveOp::kPairwiseExchange) return pairwise(call);
   DTS_ASSERT(call.group != nullptr, "collective without a group");
   const int index = call.group->index_of(call.self);
@@ -229,14 +230,18 @@ void CollectiveSim::tree_reduce(const CollectiveCall& call, int index) {
       const Rank parent = group.world_rank(mod(vr - mask + call.root, P));
       if (!call.data.data.empty()) me.payload.assign(call.data.data.begin(), call.data.data.end());
       world_.account(call.self, parent, bytes, 1);
+      me.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(parent));
       if (world_.host(call.self) != world_.host(parent)) sg4::Comm::sendto(world_.host(call.self), world_.host(parent), bytes);
+      TimeAccount::arrived(me.trace.get());
       me.delivered = true;
       world_.wake(parent);
       return;
     }
     if (vr + mask < P) {  // 2. add the partial sum of the subtree rooted at vr + mask, as ring.cpp's order
       Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
+      TimeAccount::waiting();
       world_.wait_until(call.self, [&] { return child.delivered; }, kForever);
+      TimeAccount::waited(child.trace.get());
       if (!call.data.data.empty()) {
         rules::axpy(call.data, 1.0f, ConstSlice(std::span<const float>(child.payload), call.data.count));
         std::vector<float>().swap(child.payload);
@@ -259,7 +264,9 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
   int mask = 1;
   while (mask < P && !(vr & mask)) mask <<= 1;
   if (mask < P) {
+    TimeAccount::waiting();
     world_.wait_until(call.self, [&] { return me.delivered; }, kForever);
+    TimeAccount::waited(me.trace.get());
     if (real && !me.payload.empty()) {
       rules::copy(call.data, ConstSlice(std::span<const float>(me.payload), call.data.count));
       std::vector<float>().swap(me.payload);
@@ -277,6 +284,7 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
         child.payload.assign(call.data.data.begin(), call.data.data.end());
       }
     }
+    TimeAccount::arrived(child.trace.get());
     child.delivered = true;
     world_.wake(child.rank);
   };
@@ -284,6 +292,7 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
     if (vr + mask >= P) continue;
     Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
     world_.account(call.self, child.rank, bytes, 1);
+    child.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(child.rank));
     if (world_.host(call.self) == world_.host(child.rank)) {
       deliver(child);
     } else {
@@ -317,10 +326,14 @@ void CollectiveSim::pairwise(const CollectiveCall& call) {
   // 2. My flow to the peer; then wait for the peer's.
   const std::uint64_t bytes = call.modeled_bytes.value_or(sizeof(float) * call.send.count);
   world_.account(call.self, call.peer, bytes, 1);
+  me.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(call.peer));
   if (world_.host(call.self) != world_.host(call.peer)) sg4::Comm::sendto(world_.host(call.self), world_.host(call.peer), bytes);
+  TimeAccount::arrived(me.trace.get());
   me.delivered = true;
   world_.wake(call.peer);
+  TimeAccount::waiting();
   world_.wait_until(call.self, [&] { return peer.delivered; }, kForever);
+  TimeAccount::waited(peer.trace.get());
 }
 
 }  // namespace dts::sim

@@ -22,6 +22,7 @@
 
 #include "algorithms/api/collective_engine.hpp"
 #include "sim/sim_world.hpp"
+#include "sim/time_account.hpp"
 
 namespace dts::sim {
 
@@ -47,6 +48,7 @@ class CollectiveSim final : public CollectiveEngine {
     Slice data;
     ConstSlice send;             // pairwise
     std::vector<float> payload;  // trees: a snapshot of data sent before its receiver could take it
+    std::shared_ptr<FlowTrace> trace;  // trees, pairwise: the flow behind `delivered`, for the time account
   };
   struct Instance {
     std::vector<Member> members;  // by group index

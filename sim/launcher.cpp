@@ -22,6 +22,7 @@ SimOutcome run_simulation(const SimJob& job) {
 
   const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
   SimWorld world(hosts);
+  TimeAccount account;
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world);
   std::exception_ptr failure;
@@ -31,6 +32,7 @@ SimOutcome run_simulation(const SimJob& job) {
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
+      const TimeAccount::ActorScope accounted(r);
       try {
         SimComm comm(world, r, collectives.get());
         SimNode node(host);
@@ -49,7 +51,7 @@ SimOutcome run_simulation(const SimJob& job) {
   engine.run();
   if (failure) std::rethrow_exception(failure);
   if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");
-  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}};
+  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock())};
   for (Rank r = 0; r < job.ranks; ++r) {
     out.bytes_sent.push_back(world.bytes_sent(r));
     out.bytes_received.push_back(world.bytes_received(r));

@@ -12,6 +12,7 @@
 #include "algorithms/algorithm.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
+#include "sim/time_account.hpp"
 
 namespace dts::sim {
 
@@ -33,6 +34,7 @@ struct SimOutcome {
   double simulated_time_s = 0;
   std::uint64_t messages = 0;
   std::vector<std::uint64_t> bytes_sent, bytes_received;  // per rank, modeled
+  std::vector<ActorTimes> actor_times;                     // where the time went (sim/time_account.hpp)
 };
 
 SimOutcome run_simulation(const SimJob& job);

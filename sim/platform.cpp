@@ -108,6 +108,7 @@ void read_node(ConfigReader& r, PlatformSpec& p, const std::string& catalog) {
     if (node.devices % node.pcie_switches != 0) n.fail("pcie_switches", "must divide node.devices");
     node.pcie_bandwidth_bps = n.number("pcie_bandwidth_bps", 96e9, 1e3, 1e15);
     node.pcie_latency_s = n.number("pcie_latency_s", 1e-6, 0, 10);
+    node.data_on_cpu = n.boolean("data_on_cpu", true);
     n.finish();
     r.resolved()["node"] = n.resolved();
     p.node = node;

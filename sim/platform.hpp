@@ -25,6 +25,7 @@ struct NodeSpec {
   int pcie_switches = 1;
   double pcie_bandwidth_bps = 96e9;  // per direction, each link
   double pcie_latency_s = 1e-6;      // each link
+  bool data_on_cpu = true;           // the training data is in the CPU's memory: a device copies each minibatch
 };
 
 // One chip split into `groups` sub-hosts (papers/easgd_hpc.md §5.8, T8), each with 1 / groups of the chip's

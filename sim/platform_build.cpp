@@ -15,6 +15,8 @@ namespace dts::sim {
 namespace {
 
 constexpr const char* kRole = "dts_role";  // host property: "cpu" or "device"
+constexpr const char* kNode = "dts_node";  // host property: the node's index
+constexpr const char* kDataHost = "dts_data_host";  // device property: the host whose memory holds its data
 using Dir = sg4::LinkInRoute::Direction;
 
 // Host names sorted with numbers compared as numbers ("node-2" before "node-10").
@@ -58,15 +60,15 @@ class Builder {
     if (nodes_.size() <= id) nodes_.resize(id + 1);
     NodeHosts& n = nodes_[id];
     if (!spec_.node && spec_.partition.groups == 0) {
-      n.devices.push_back(host(parent, name, spec_.device, "device"));
+      n.devices.push_back(host(parent, name, spec_.device, "device", id));
       return {n.devices.back()->get_netpoint(), nullptr};
     }
     sg4::NetZone* zone = sg4::create_full_zone(name);
     zone->set_parent(parent);
     for (int d = 0; d < devices_per_node(); ++d) {
-      n.devices.push_back(host(zone, name + "-dev-" + std::to_string(d), spec_.device, "device"));
+      n.devices.push_back(host(zone, name + "-dev-" + std::to_string(d), spec_.device, "device", id));
     }
-    NetPoint* gateway = spec_.partition.groups > 0 ? chip_routes(zone, name, n) : pcie_routes(zone, name, n);
+    NetPoint* gateway = spec_.partition.groups > 0 ? chip_routes(zone, name, n) : pcie_routes(zone, name, n, id);
     zone->seal();
     return {zone->get_netpoint(), gateway};
   }
@@ -74,9 +76,10 @@ class Builder {
   const std::vector<NodeHosts>& nodes() const { return nodes_; }
 
  private:
-  sg4::Host* host(sg4::NetZone* zone, const std::string& name, const Device& d, const char* role) {
+  sg4::Host* host(sg4::NetZone* zone, const std::string& name, const Device& d, const char* role, unsigned long node) {
     sg4::Host* h = zone->create_host(name, d.peak_flops);
     h->set_property(kRole, role);
+    h->set_property(kNode, std::to_string(node));
     return h->seal();
   }
 
@@ -85,12 +88,15 @@ class Builder {
   }
 
   // CPU (or a root-complex router) - uplink - switch s - device link - device. Returns the root.
-  NetPoint* pcie_routes(sg4::NetZone* zone, const std::string& name, NodeHosts& n) {
+  NetPoint* pcie_routes(sg4::NetZone* zone, const std::string& name, NodeHosts& n, unsigned long id) {
     const NodeSpec& node = *spec_.node;
     NetPoint* root = nullptr;
     if (node.cpu) {
-      n.cpu = host(zone, name + "-cpu", *node.cpu, "cpu");
+      n.cpu = host(zone, name + "-cpu", *node.cpu, "cpu", id);
       root = n.cpu->get_netpoint();
+      if (node.data_on_cpu) {
+        for (auto* d : n.devices) d->set_property(kDataHost, n.cpu->get_name());
+      }
     } else {
       root = zone->create_router(name + "-root");
     }

@@ -2,6 +2,8 @@
 // condition variable in simulated time.
 #include "sim/sim_comm.hpp"
 
+#include "sim/time_account.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
@@ -13,8 +15,11 @@ class SimRequest final : public detail::RequestImpl {
   ~SimRequest() override { world_.cancel(*op_); }  // a pending receive must not write into a dead buffer
   bool test() override { return op_->done; }
   Status wait(double timeout_s) override {
-    if (!world_.wait_until(op_->owner, [this] { return op_->done; }, timeout_s)) return Status::kTimeout;
-    return op_->status;
+    TimeAccount* account = TimeAccount::active();
+    if (account != nullptr) account->wait_begin();
+    const bool done = world_.wait_until(op_->owner, [this] { return op_->done; }, timeout_s);
+    if (account != nullptr) account->wait_end(done ? op_->trace.get() : nullptr);
+    return done ? op_->status : Status::kTimeout;
   }
   Rank source() const override { return op_->source; }
   void cancel() override { world_.cancel(*op_); }
@@ -27,7 +32,12 @@ class SimRequest final : public detail::RequestImpl {
 class SimActivity final : public Activity {
  public:
   explicit SimActivity(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
-  void join() override { actor_->join(); }
+  void join() override {
+    TimeAccount* account = TimeAccount::active();
+    if (account != nullptr) account->join_begin();
+    actor_->join();
+    if (account != nullptr) account->join_end(actor_->get_pid());
+  }
 
  private:
   sg4::ActorPtr actor_;
@@ -65,6 +75,7 @@ Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
   DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
              "wait_any on no valid request");
   std::size_t index = 0;
+  if (TimeAccount* account = TimeAccount::active()) account->wait_begin();  // ended by the wait(0) below
   world_.wait_until(
       rank_,
       [&] {
@@ -83,7 +94,11 @@ Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
 }
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
-  return std::make_unique<SimActivity>(sg4::Actor::create(name, host_, std::move(fn)));
+  const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
+  return std::make_unique<SimActivity>(sg4::Actor::create(name, host_, [parent, fn = std::move(fn)] {
+    const TimeAccount::ActorScope accounted(parent);
+    fn();
+  }));
 }
 
 std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }

@@ -1,6 +1,8 @@
 // Compute on the simulator: every call advances the calling actor's simulated time by the device model's
 // cost (an execute() of the equivalent flops on the rank's host, so host speed profiles slow it down), and
-// with real numerics also runs the rank's Trainer (kernels on its data shard).
+// with real numerics also runs the rank's Trainer (kernels on its data shard). A device whose data lives in
+// its node's host memory (papers/easgd_hpc.md §5.6, T5: host property dts_data_host) first copies the
+// minibatch from the CPU over PCIe. Time goes to the TimeAccount's categories (F/B, data, update).
 #pragma once
 
 #include <optional>
@@ -36,6 +38,8 @@ class SimCompute final : public Compute {
  private:
   void charge(double seconds);
   model::Trainer trainer_;
+  simgrid::s4u::Host* data_host_ = nullptr;  // where the minibatches come from; null: on the device
+  double batch_bytes_ = 0;
   bool real_;
   Device device_;
   simgrid::s4u::Host* host_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "algorithms/rules/vector_ops.hpp"
+#include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -38,9 +39,11 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   op->owner = src;
   sg4::Host* src_host = host(src);
   sg4::Host* dst_host = host(dst);
+  op->trace = msg->trace = TimeAccount::trace_send(src_host, dst_host);
   // The courier carries the message over the modeled network, then hands it to the destination.
   sg4::Actor::create("msg", src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
+    TimeAccount::arrived(msg->trace.get());
     boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
     arrive(dst, msg);
     op->done = true;
@@ -82,6 +85,7 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
                                             " (tag " + std::to_string(msg.tag) + ")");
   if (!op.buf.data.empty() && msg.data) rules::copy(op.buf, ConstSlice({msg.data.get(), msg.count}));
   op.source = msg.src;
+  op.trace = msg.trace;
   op.status = Status::kOk;
   op.done = true;
 }

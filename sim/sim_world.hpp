@@ -18,6 +18,8 @@
 
 namespace dts::sim {
 
+struct FlowTrace;  // sim/time_account.hpp
+
 // One posted operation; shared by its Request and, while pending, by the world.
 struct OpState {
   bool is_recv = false;
@@ -28,6 +30,7 @@ struct OpState {
   Tag tag = 0;
   std::vector<Rank> srcs;  // receive: acceptable senders
   Slice buf;               // receive: destination buffer
+  std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
 };
 
 class SimWorld {
@@ -59,6 +62,7 @@ class SimWorld {
     std::unique_ptr<float[]> data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
     std::size_t count = 0;
     std::uint64_t seq = 0;
+    std::shared_ptr<FlowTrace> trace;
   };
   struct Box {
     simgrid::s4u::Host* host = nullptr;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "experiments/runner/breakdown.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/results.hpp"
 #include "sim/launcher.hpp"
@@ -54,7 +55,10 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   versions["simgrid"] = sim::simgrid_version();
   const RunOutcome totals{"simulated", outcome.simulated_time_s, outcome.messages, outcome.bytes_sent,
                           outcome.bytes_received};
-  write_results(dir, plan, versions, log, summary(plan, totals, log));
+  nlohmann::json s = summary(plan, totals, log);
+  s["time_breakdown"] = time_breakdown(outcome.actor_times, plan.ranks, plan.workers, master_rank(plan),
+                                       outcome.simulated_time_s);
+  write_results(dir, plan, versions, log, s);
 }
 
 namespace {
@@ -121,15 +125,18 @@ int run_experiment(const RunOptions& opt) {
   if (fs::exists(out)) fs::remove_all(out);
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   fs::rename(partial, out);
+  std::vector<std::pair<std::string, nlohmann::json>> results;
   for (const Plan& plan : plans) {
     const fs::path dir = plan.variant.empty() ? out : out / plan.variant;
     std::ifstream in(dir / "summary.json");
     const auto s = nlohmann::json::parse(in);
+    results.emplace_back(plan.variant.empty() ? plan.experiment : plan.variant, s);
     std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": simulated "
               << s["simulated_time_s"].get<double>() << " s";
     if (!s["test_accuracy"].is_null()) std::cout << ", test accuracy " << s["test_accuracy"].get<double>();
     std::cout << "  -> " << dir.string() << '\n';
   }
+  std::cout << breakdown_table(results);
   return 0;
 }
 

@@ -34,6 +34,15 @@ TEST_CASE("dtsim run: the same experiment twice writes identical metrics and sum
     INFO(variant << ": " << s.dump());
     REQUIRE(s["test_accuracy"].get<double>() > 0.9);
     REQUIRE(s["simulated_time_s"].get<double>() > 0);
+    // The time breakdown's critical path covers the run; every rank's own time covers its life.
+    const auto& tb = s["time_breakdown"];
+    REQUIRE(tb["run"]["total_s"].get<double>() == Approx(s["simulated_time_s"].get<double>()).epsilon(1e-9));
+    for (const auto& r : tb["ranks"]) {
+      double sum = 0;
+      for (const auto& [k, v] : r["seconds"].items()) sum += v.get<double>();
+      REQUIRE(sum == Approx(r["elapsed_s"].get<double>()).epsilon(1e-9).margin(1e-12));
+    }
+    REQUIRE(tb["run"]["communication_ratio"].get<double>() > 0);
   }
 }
 
@@ -129,6 +138,7 @@ TEST_CASE("dtsim run: modeled numerics give the same simulated times as real num
     REQUIRE(modeled["simulated_time_s"] == real["simulated_time_s"]);
     REQUIRE(modeled["bytes_sent_per_rank"] == real["bytes_sent_per_rank"]);
     REQUIRE(modeled["messages"] == real["messages"]);
+    REQUIRE(modeled["time_breakdown"] == real["time_breakdown"]);
   }
 }
 

@@ -1,0 +1,264 @@
+// TimeAccount: per-actor accounts of simulated time, own and critical path (see the header).
+#include "sim/time_account.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "algorithms/api/errors.hpp"
+#include "sim/sim_world.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+namespace {
+
+TimeAccount* g_active = nullptr;
+
+std::size_t at(TimeCategory c) { return static_cast<std::size_t>(c); }
+double now() { return sg4::Engine::get_clock(); }
+
+bool is_cpu(const sg4::Host* h) {
+  const char* role = h->get_property("dts_role");
+  return role != nullptr && std::strcmp(role, "cpu") == 0;
+}
+
+// Hosts of platforms without the dts_node property (raw XML) are nodes of their own.
+bool same_node(const sg4::Host* a, const sg4::Host* b) {
+  const char* na = a->get_property("dts_node");
+  const char* nb = b->get_property("dts_node");
+  return na != nullptr && nb != nullptr && std::strcmp(na, nb) == 0;
+}
+
+}  // namespace
+
+const char* to_string(TimeCategory c) {
+  switch (c) {
+    case TimeCategory::kGpuGpuParameter: return "gpu_gpu_parameter";
+    case TimeCategory::kCpuGpuData: return "cpu_gpu_data";
+    case TimeCategory::kCpuGpuParameter: return "cpu_gpu_parameter";
+    case TimeCategory::kInterNodeParameter: return "inter_node_parameter";
+    case TimeCategory::kForwardBackward: return "forward_backward";
+    case TimeCategory::kGpuUpdate: return "gpu_update";
+    case TimeCategory::kCpuUpdate: return "cpu_update";
+    case TimeCategory::kIdle: return "idle";
+  }
+  return "?";
+}
+
+bool is_communication(TimeCategory c) { return c <= TimeCategory::kInterNodeParameter; }
+
+double communication_s(const TimeVector& v) {
+  double sum = 0;
+  for (std::size_t i = 0; i < kTimeCategories; ++i) {
+    if (is_communication(static_cast<TimeCategory>(i))) sum += v[i];
+  }
+  return sum;
+}
+
+double total_s(const TimeVector& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+TimeCategory transfer_category(const sg4::Host* a, const sg4::Host* b) {
+  if (a == b) return TimeCategory::kGpuGpuParameter;
+  if (!same_node(a, b)) return TimeCategory::kInterNodeParameter;
+  return is_cpu(a) || is_cpu(b) ? TimeCategory::kCpuGpuParameter : TimeCategory::kGpuGpuParameter;
+}
+
+TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call) {
+  const sg4::Host* self = world.host(call.self);
+  if (call.group == nullptr) return transfer_category(self, world.host(call.peer));
+  if (g_active == nullptr) return TimeCategory::kIdle;  // not accounted
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the members: groups are reused call after call
+  for (const Rank r : call.group->members()) hash = (hash ^ static_cast<std::uint64_t>(r)) * 1099511628211ULL;
+  const auto [it, fresh] = g_active->collective_categories_.try_emplace({call.self, hash}, TimeCategory::kGpuGpuParameter);
+  if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node
+    for (const Rank r : call.group->members()) it->second = std::max(it->second, transfer_category(self, world.host(r)));
+  }
+  return it->second;
+}
+
+TimeCategory update_category(const sg4::Host* host) {
+  return is_cpu(host) ? TimeCategory::kCpuUpdate : TimeCategory::kGpuUpdate;
+}
+
+TimeAccount::TimeAccount() {
+  DTS_ASSERT(g_active == nullptr, "one TimeAccount per simulation");
+  g_active = this;
+}
+
+TimeAccount::~TimeAccount() { g_active = nullptr; }
+
+TimeAccount* TimeAccount::active() { return g_active; }
+
+TimeAccount::State* TimeAccount::find(long pid) {
+  const auto it = index_.find(pid);
+  return it == index_.end() ? nullptr : &states_[it->second];
+}
+
+TimeAccount::State* TimeAccount::self() { return find(sg4::this_actor::get_pid()); }
+
+void TimeAccount::register_actor(State s) {
+  s.times.start_s = s.since_s = now();
+  index_[sg4::this_actor::get_pid()] = states_.size();
+  states_.push_back(std::move(s));
+}
+
+void TimeAccount::add_own(State& s, TimeCategory c, double begin_s, double end_s) {
+  if (end_s <= begin_s) return;
+  s.times.own[at(c)] += end_s - begin_s;
+  if (!s.times.main) s.intervals.push_back({begin_s, end_s, c});
+}
+
+void TimeAccount::flush(State& s, double now_s) {
+  if (!s.blocked && now_s > s.since_s) {
+    add_own(s, s.current, s.since_s, now_s);
+    s.times.path[at(s.current)] += now_s - s.since_s;
+  }
+  if (!s.blocked) s.since_s = now_s;
+}
+
+TimeAccount::ActorScope::ActorScope(Rank rank) {
+  if (g_active == nullptr) return;
+  State s;
+  s.times.rank = rank;
+  s.times.main = true;
+  g_active->register_actor(std::move(s));
+}
+
+TimeAccount::ActorScope::ActorScope(SpawnedBy parent) {
+  if (g_active == nullptr) return;
+  State* p = g_active->find(parent.parent_pid);
+  if (p == nullptr) return;
+  flush(*p, now());
+  State s;
+  s.times.rank = p->times.rank;
+  s.times.path = p->times.path;  // the activity's path starts where its parent's is
+  g_active->register_actor(std::move(s));
+}
+
+TimeAccount::ActorScope::~ActorScope() {
+  if (g_active == nullptr) return;
+  State* s = g_active->self();
+  if (s == nullptr) return;
+  s->blocked = false;  // a killed actor may end inside a wait
+  flush(*s, now());
+  s->times.end_s = now();
+}
+
+TimeAccount::Scope::Scope(TimeCategory c) {
+  State* s = g_active != nullptr ? g_active->self() : nullptr;
+  if (s == nullptr) return;
+  on_ = true;
+  flush(*s, now());
+  before_ = s->current;
+  s->current = c;
+}
+
+TimeAccount::Scope::~Scope() {
+  if (!on_ || g_active == nullptr) return;
+  State* s = g_active->self();
+  if (s == nullptr) return;
+  flush(*s, now());
+  s->current = before_;
+}
+
+std::shared_ptr<FlowTrace> TimeAccount::trace_send(const sg4::Host* src, const sg4::Host* dst) {
+  State* s = g_active != nullptr ? g_active->self() : nullptr;
+  if (s == nullptr) return nullptr;
+  flush(*s, now());
+  auto t = std::make_shared<FlowTrace>();
+  t->category = transfer_category(src, dst);
+  t->start_s = now();
+  t->path = s->times.path;
+  return t;
+}
+
+void TimeAccount::arrived(FlowTrace* trace) {
+  if (trace != nullptr) trace->end_s = now();
+}
+
+void TimeAccount::wait_begin() {
+  State* s = self();
+  if (s == nullptr || s->blocked) return;
+  flush(*s, now());
+  s->blocked = true;
+  s->blocked_since_s = now();
+}
+
+void TimeAccount::wait_end(const FlowTrace* done) {
+  State* s = self();
+  if (s == nullptr || !s->blocked) return;
+  const double t0 = s->blocked_since_s, t1 = now();
+  s->blocked = false;
+  s->since_s = t1;
+  if (done == nullptr || done->end_s < 0) {
+    add_own(*s, TimeCategory::kIdle, t0, t1);
+    s->times.path[at(TimeCategory::kIdle)] += t1 - t0;
+    return;
+  }
+  // Own: the wire time inside my wait is communication, the rest idle.
+  const double a = std::clamp(done->start_s, t0, t1), b = std::clamp(done->end_s, t0, t1);
+  add_own(*s, TimeCategory::kIdle, t0, a);
+  add_own(*s, done->category, a, b);
+  add_own(*s, TimeCategory::kIdle, b, t1);
+  // Path: the message ended after I began waiting, so it is the later dependency: its sender's path.
+  if (done->end_s > t0) {
+    s->times.path = done->path;
+    s->times.path[at(done->category)] += done->end_s - done->start_s;
+    s->times.path[at(TimeCategory::kIdle)] += t1 - done->end_s;
+  } else {
+    s->times.path[at(TimeCategory::kIdle)] += t1 - t0;
+  }
+}
+
+void TimeAccount::waiting() {
+  if (g_active != nullptr) g_active->wait_begin();
+}
+
+void TimeAccount::waited(const FlowTrace* done) {
+  if (g_active != nullptr) g_active->wait_end(done);
+}
+
+void TimeAccount::join_begin() { wait_begin(); }
+
+void TimeAccount::join_end(long child_pid) {
+  State* s = self();
+  State* c = find(child_pid);
+  if (s == nullptr || !s->blocked) return;
+  if (c == nullptr || c->times.end_s < 0) return wait_end(nullptr);
+  const double t0 = s->blocked_since_s, t1 = now();
+  s->blocked = false;
+  s->since_s = t1;
+  // Own: what the activity did during my join; path: the activity's, if it ended after I began to wait.
+  double covered = 0;
+  for (const Interval& iv : c->intervals) {
+    const double a = std::max(iv.begin_s, t0), b = std::min(iv.end_s, t1);
+    if (b <= a) continue;
+    s->times.own[at(iv.category)] += b - a;
+    if (!s->times.main) s->intervals.push_back({a, b, iv.category});
+    covered += b - a;
+  }
+  s->times.own[at(TimeCategory::kIdle)] += std::max(0.0, (t1 - t0) - covered);
+  std::vector<Interval>().swap(c->intervals);  // joined once
+  if (c->times.end_s > t0) {
+    s->times.path = c->times.path;
+    s->times.path[at(TimeCategory::kIdle)] += t1 - c->times.end_s;
+  } else {
+    s->times.path[at(TimeCategory::kIdle)] += t1 - t0;
+  }
+}
+
+std::vector<ActorTimes> TimeAccount::actors(double now_s) const {
+  std::vector<ActorTimes> out;
+  for (State s : states_) {
+    if (s.times.end_s < 0) {
+      s.blocked = false;
+      flush(s, now_s);
+      s.times.end_s = now_s;
+    }
+    out.push_back(s.times);
+  }
+  return out;
+}
+
+}  // namespace dts::sim
