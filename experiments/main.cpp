@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
   run_cmd->add_option("--backend", run.backend, "sim (default), or mpi: real processes, under mpirun -np RANKS")
       ->check(CLI::IsMember({"sim", "mpi"}));
+  run_cmd->add_flag("--check", run.check_only,
+                    "read and validate the experiment and every variant (platform, data, capacity), run nothing");
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
 
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
       }
       run.simgrid_args.push_back(extra);
     }
-    return run.backend == "mpi" ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
+    return run.backend == "mpi" && !run.check_only ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
   } catch (const dts::InputError& e) {
     std::cerr << "input error: " << e.what() << '\n';
     return 2;

@@ -16,6 +16,7 @@ struct RunOptions {
   std::vector<std::string> sets;          // --set key.path=value
   std::vector<std::string> simgrid_args;  // --cfg=... / --log=...
   std::string backend = "sim";            // --backend: sim | mpi
+  bool check_only = false;                // --check: read and validate every plan, run nothing
 };
 
 // Returns the process exit code: 0, 1 (a run failed) or 2 (bad input). Throws ConfigError for bad input
