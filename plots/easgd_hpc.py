@@ -95,26 +95,28 @@ def h5_knl_partition(root, out):
     for n, d in v.items():
         cfg = R.config(d)
         p = cfg["platform"]["chip_partition"]["groups"]
-        tr = cfg["data"]["train"]
-        data_bytes = 4 * tr["samples"] * tr["channels"] * tr["height"] * tr["width"]
+        tr = cfg["data"]
+        data_bytes = 4 * tr["train_samples"] * tr["channels"] * tr["height"] * tr["width"]
         weight_bytes = 4 * cfg["model"]["num_params"]
-        rows.append([p, R.steps(d), R.time_s(d), R.time_s(d) / R.steps(d), p * (weight_bytes + data_bytes) / 1e6])
+        samples = p * R.steps(d) * cfg["algorithm"]["batch_size"]
+        rows.append([p, R.steps(d), samples, R.time_s(d), R.time_s(d) / R.steps(d), p * (weight_bytes + data_bytes) / 1e6])
     rows.sort()
-    t1 = rows[0][2]
-    body = [[p, st, t, ts, t1 / t, fp] for p, st, t, ts, fp in rows]
+    rate1 = rows[0][2] / rows[0][3]
+    # Speedup in samples per second: the epoch's floor(shard / batch) steps cover slightly fewer samples as P grows.
+    body = [[p, st, n, t, ts, (n / t) / rate1, fp] for p, st, n, t, ts, fp in rows]
     print("H5: one KNL in P groups, AlexNet/Cifar, one epoch (modeled time; footprint = P x (weights + data), fp32)\n")
-    print(R.table(["P", "steps per group", "time for one epoch (s)", "time per step (s)", "speedup over P=1",
-                   "MCDRAM footprint (MB)"], body))
+    print(R.table(["P", "steps per group", "samples", "time for one epoch (s)", "time per step (s)",
+                   "speedup over P=1 (samples/s)", "MCDRAM footprint (MB)"], body))
     rej = os.path.join(root, "p32_rejected.txt")
     if os.path.exists(rej):
         print("\nP = 32: " + open(rej).read().strip())
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    a1.plot([r[0] for r in body], [r[4] for r in body], marker="o")
+    a1.plot([r[0] for r in body], [r[5] for r in body], marker="o")
     a1.set_xscale("log", base=2)
     a1.set_xlabel("groups P")
-    a1.set_ylabel("speedup over P = 1 (time for one epoch)")
+    a1.set_ylabel("speedup over P = 1 (samples/s)")
     a1.grid(True, alpha=0.3)
-    a2.bar([str(r[0]) for r in body], [r[5] for r in body])
+    a2.bar([str(r[0]) for r in body], [r[6] for r in body])
     a2.axhline(16e3, color="r", linestyle="--", label="MCDRAM 16 GB")
     a2.set_xlabel("groups P")
     a2.set_ylabel("footprint (MB)")
@@ -125,7 +127,7 @@ def h5_knl_partition(root, out):
 
 def scaling_rows(v, prefix):
     """(nodes, steps, total time, efficiency T1/TN, per-iteration overhead over 1 node) for variants prefix_nN."""
-    pts = sorted((int(n.rsplit("_n", 1)[1]), d) for n, d in v.items() if n.startswith(prefix + "_n"))
+    pts = sorted((int(n.rsplit("_n", 1)[1]), d) for n, d in v.items() if n.rsplit("_n", 1)[0] == prefix)
     if not pts:
         return []
     t1 = R.time_s(pts[0][1])
