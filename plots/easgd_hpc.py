@@ -140,12 +140,15 @@ def h6_weak_scaling(root, out):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
     for m in models:
         rows = scaling_rows(v, m)
-        print(f"H6: Algorithm 4 weak scaling, {m} (modeled time; 68 cores per node)\n")
+        how = "in listing order, no overlap (easgd_sync variant 2)" if "_noovl" in m else \
+            "exchange overlapped with F/B (easgd_sync variant 3)"
+        print(f"H6: Algorithm 4 weak scaling, {m.split('_')[0]}, {how}; modeled time, 68 cores per node\n")
         print(R.table(["nodes", "cores", "iterations", "total time (s)", "efficiency T(1)/T(N)",
                        "overhead per iteration (s)"], [[r[0], 68 * r[0]] + r[1:] for r in rows]))
         print()
-        a1.plot([r[0] for r in rows], [r[3] for r in rows], marker="o", label=m)
-        a2.plot([r[0] for r in rows], [r[4] for r in rows], marker="o", label=m)
+        label = m.replace("_noovl", ": listing order (variant 2)") if "_noovl" in m else m + ": overlapped (variant 3)"
+        a1.plot([r[0] for r in rows], [r[3] for r in rows], marker="o", label=label)
+        a2.plot([r[0] for r in rows], [r[4] for r in rows], marker="o", label=label)
     for a, y in ((a1, "weak-scaling efficiency T(1)/T(N)"), (a2, "communication overhead per iteration (s)")):
         a.set_xscale("log", base=2)
         a.set_xlabel("KNL nodes")
