@@ -227,7 +227,8 @@ def h9_asymptotics(root, out):
                 w_bytes = 4 * cfg["model"]["num_params"]
                 c = 2 * link["link_latency_s"] + w_bytes * 8 / link["link_bandwidth_bps"]
                 theory = 2 * p * c if alg != "sync" else 2 * R.log2(p) * c
-                body.append([label, alabel, p, R.time_s(d) / R.steps(d), theory])
+                sim = R.time_s(d) / R.steps(d)
+                body.append([label, alabel, p, sim, theory, sim / theory])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(label)
@@ -235,9 +236,15 @@ def h9_asymptotics(root, out):
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("time per pass over all workers (s)")
     axes[0].legend(fontsize=8)
-    print("H9: time per pass over all workers (simulated, zero compute; AlexNet 249 MB) against the alpha-beta "
-          "model (2Pc round robin / parameter server, 2 log2(P) c trees)\n")
-    print(R.table(["network", "method", "P", "simulated (s)", "alpha-beta model (s)"], body))
+    print("H9: time per pass over all workers in s, simulated (alpha-beta model in brackets: 2Pc for round robin "
+          "and parameter server, 2 log2(P) c for the trees; c = alpha + |W| beta, |W| = AlexNet's 249 MB); zero "
+          "compute, modeled time\n")
+    ps = sorted({r[2] for r in body})
+    pivot = {}
+    for net, alg, p, sim, theory, _ in body:
+        pivot.setdefault((net, alg), {})[p] = f"{sim:.3f} ({theory:.3f})"
+    print(R.table(["network", "method"] + [f"P = {p}" for p in ps],
+                  [[net, alg] + [cells.get(p, "-") for p in ps] for (net, alg), cells in pivot.items()]))
     fig.suptitle("H9: communication per pass vs P (modeled)")
     return fig
 
