@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
   run_cmd->add_option("--backend", run.backend, "sim (default), or mpi: real processes, under mpirun -np RANKS")
       ->check(CLI::IsMember({"sim", "mpi"}));
+  run_cmd
+      ->add_option("--hang-timeout", run.hang_timeout_s,
+                   "mpi: seconds a rank waits for a peer with no progress before it ends the job (default 300)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--check", run.check_only,
                     "read and validate the experiment and every variant (platform, data, capacity), run nothing");
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through

@@ -11,13 +11,19 @@ namespace {
 
 class MpiRequest final : public detail::RequestImpl {
  public:
-  MpiRequest(std::shared_ptr<Engine> engine, std::shared_ptr<Op> op) : engine_(std::move(engine)), op_(std::move(op)) {}
+  MpiRequest(std::shared_ptr<Engine> engine, std::shared_ptr<Op> op, double hang_timeout_s)
+      : engine_(std::move(engine)), op_(std::move(op)), hang_timeout_s_(hang_timeout_s) {}
   // A pending receive must not write into a buffer its owner is about to free: cancel it (which waits if it
   // already matched). A pending send still completes: the engine keeps its snapshot.
   ~MpiRequest() override { engine_->cancel(*op_); }
   bool test() override { return engine_->test(*op_); }
+  // An unbounded wait is bounded by the hang timeout: a peer that hangs must not hang this rank forever.
   Status wait(double timeout_s) override {
-    if (!Engine::poll_until([this] { return engine_->test(*op_); }, timeout_s)) return Status::kTimeout;
+    const bool forever = timeout_s == kForever;
+    if (!Engine::poll_until([this] { return engine_->test(*op_); }, forever ? hang_timeout_s_ : timeout_s)) {
+      if (forever) throw CommError(hang_message(hang_timeout_s_, Engine::describe(*op_)));
+      return Status::kTimeout;
+    }
     return engine_->status(*op_);
   }
   Rank source() const override { return engine_->source(*op_); }
@@ -26,12 +32,17 @@ class MpiRequest final : public detail::RequestImpl {
  private:
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<Op> op_;
+  double hang_timeout_s_;
 };
 
 }  // namespace
 
-MpiComm::MpiComm(const MpiSession& /*session: MPI is initialized*/)
-    : engine_(std::make_shared<Engine>(MPI_COMM_WORLD)), rank_(engine_->rank()), size_(engine_->size()) {
+MpiComm::MpiComm(const MpiSession& /*session: MPI is initialized*/, double hang_timeout_s)
+    : engine_(std::make_shared<Engine>(MPI_COMM_WORLD)),
+      rank_(engine_->rank()),
+      size_(engine_->size()),
+      hang_timeout_s_(hang_timeout_s) {
+  DTS_ASSERT(hang_timeout_s > 0, "the hang timeout must be positive");
   DTS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   t0_ = MPI_Wtime();
 }
@@ -41,24 +52,24 @@ MpiComm::~MpiComm() = default;
 double MpiComm::now_s() const { return MPI_Wtime() - t0_; }
 
 Request MpiComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& /*opts: modeled_bytes*/) {
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data)));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data), hang_timeout_s_));
 }
 
 Request MpiComm::irecv(Rank src, Tag tag, Slice data) {
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data)));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data), hang_timeout_s_));
 }
 
 Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
   DTS_ASSERT(!srcs.empty(), "irecv_any from an empty set of ranks");
   return Request(std::make_unique<MpiRequest>(
-      engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data)));
+      engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data), hang_timeout_s_));
 }
 
 Comm::Completion MpiComm::wait_any(std::span<Request> reqs) {
   DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
              "wait_any on no valid request");
   std::size_t index = 0;
-  Engine::poll_until(
+  const bool any = Engine::poll_until(
       [&] {
         for (std::size_t i = 0; i < reqs.size(); ++i) {
           if (reqs[i].valid() && reqs[i].test()) {
@@ -68,7 +79,8 @@ Comm::Completion MpiComm::wait_any(std::span<Request> reqs) {
         }
         return false;
       },
-      kForever);
+      hang_timeout_s_);
+  if (!any) throw CommError(hang_message(hang_timeout_s_, "any of " + std::to_string(reqs.size()) + " operations"));
   Completion c{index, reqs[index].source(), reqs[index].wait(0)};
   reqs[index].reset();
   return c;
@@ -78,6 +90,6 @@ std::uint64_t MpiComm::bytes_sent() const { return engine_->bytes_sent(); }
 std::uint64_t MpiComm::bytes_received() const { return engine_->bytes_received(); }
 std::uint64_t MpiComm::messages_sent() const { return engine_->messages_sent(); }
 
-void MpiComm::quiesce() { engine_->quiesce(); }
+void MpiComm::quiesce() { engine_->quiesce(hang_timeout_s_); }
 
 }  // namespace dts::mpi

@@ -17,9 +17,11 @@ class Engine;
 
 class MpiComm final : public Comm {
  public:
+  static constexpr double kDefaultHangTimeoutS = 300;
   // Collective over MPI_COMM_WORLD: duplicates it (this Comm's messages never meet the runner's or another
-  // Comm's), synchronizes, and starts the clock of now_s().
-  explicit MpiComm(const MpiSession& session);
+  // Comm's), synchronizes, and starts the clock of now_s(). A wait with no timeout that sees no progress
+  // for hang_timeout_s of wall time throws CommError naming the peer it waits for.
+  explicit MpiComm(const MpiSession& session, double hang_timeout_s = kDefaultHangTimeoutS);
   ~MpiComm() override;
   Rank rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -43,6 +45,7 @@ class MpiComm final : public Comm {
   Rank rank_ = 0;
   int size_ = 1;
   double t0_ = 0;
+  double hang_timeout_s_;
 };
 
 }  // namespace dts::mpi

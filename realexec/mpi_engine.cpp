@@ -41,6 +41,11 @@ int mpi_count(std::size_t count) {
 
 }  // namespace
 
+std::string hang_message(double timeout_s, const std::string& what) {
+  return "waited " + std::to_string(static_cast<long long>(timeout_s)) + " s for " + what +
+         " with no progress: a peer has hung or died (the limit is dtsim run --hang-timeout)";
+}
+
 Engine::Engine(MPI_Comm parent) {
   DTS_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
@@ -66,6 +71,7 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data) {
   auto op = std::make_shared<Op>();
   op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
   op->tag = tag;
+  op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
   float* p = op->payload.empty() ? &zero_length_dummy : op->payload.data();
   DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, tag, comm_, &op->req));
@@ -228,20 +234,32 @@ bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
   }
 }
 
-void Engine::quiesce() {
+std::string Engine::describe(const Op& op) {
+  std::string who;
+  const std::string tag = " (tag " + std::to_string(op.tag) + ")";
+  if (!op.is_recv) return "rank " + std::to_string(op.dst) + " to take a message" + tag;
+  for (const Rank r : op.srcs) who += (who.empty() ? "" : " or ") + std::to_string(r);
+  return "a message from rank " + who + tag;
+}
+
+void Engine::quiesce(double hang_timeout_s) {
   DTS_ASSERT(!quiesced_, "quiesce called twice");
+  const auto hung = [&](const char* what) {
+    return CommError(hang_message(hang_timeout_s, what));
+  };
   // 1. This rank's sends complete: every receiver drains its incoming messages while it waits here too.
-  poll_until(
+  const bool sent = poll_until(
       [this] {
         std::lock_guard<std::mutex> lock(mu_);
         progress();
         return sends_pending_ == 0;
       },
-      kForever);
+      hang_timeout_s);
+  if (!sent) throw hung("the other ranks to take this rank's last messages");
   // 2. Every rank is past step 1; keep draining until all are.
   MPI_Request barrier = MPI_REQUEST_NULL;
   DTS_MPI_CHECK(MPI_Ibarrier(comm_, &barrier));
-  poll_until(
+  const bool all = poll_until(
       [&] {
         std::lock_guard<std::mutex> lock(mu_);
         progress();
@@ -249,7 +267,8 @@ void Engine::quiesce() {
         DTS_MPI_CHECK(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
         return done != 0;
       },
-      kForever);
+      hang_timeout_s);
+  if (!all) throw hung("the other ranks to finish the plan");
   // 3. Every send has completed, so every staged transfer has too.
   std::lock_guard<std::mutex> lock(mu_);
   progress();

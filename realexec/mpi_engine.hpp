@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
@@ -35,6 +36,7 @@ struct Staged {
 struct Op {
   bool is_recv = false;
   bool done = false;
+  Rank dst = -1;                       // send: its destination
   Status status = Status::kOk;
   Rank source = -1;                    // sender of a matched receive
   MPI_Request req = MPI_REQUEST_NULL;  // send: the MPI_Isend; matched receive: the MPI_Imrecv into buf
@@ -43,6 +45,9 @@ struct Op {
   Tag tag = 0;
   Slice buf;  // receive: the caller's buffer
 };
+
+// The error of a blocking wait that saw no progress for timeout_s: "waited 300 s for WHAT with no progress...".
+std::string hang_message(double timeout_s, const std::string& what);
 
 class Engine {
  public:
@@ -68,7 +73,10 @@ class Engine {
   static bool poll_until(const std::function<bool()>& ready, double timeout_s);
   // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
   // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank.
-  void quiesce();
+  // Throws CommError when that takes longer than hang_timeout_s (a peer that hangs or died).
+  void quiesce(double hang_timeout_s);
+  // "a message from rank 2 (tag 7)", for the error of a wait that found no progress.
+  static std::string describe(const Op& op);
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   std::uint64_t bytes_received() const { return bytes_received_; }

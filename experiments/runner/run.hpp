@@ -16,6 +16,7 @@ struct RunOptions {
   std::vector<std::string> sets;          // --set key.path=value
   std::vector<std::string> simgrid_args;  // --cfg=... / --log=...
   std::string backend = "sim";            // --backend: sim | mpi
+  double hang_timeout_s = 300;            // --hang-timeout (mpi): longest wait with no progress
   bool check_only = false;                // --check: read and validate every plan, run nothing
 };
 

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <thread>
 
 #include "experiments/runner/run_mpi.hpp"
 #include "realexec/mpi_comm.hpp"
@@ -75,8 +76,9 @@ class WallProgress {
 };
 
 struct Fault {
+  enum class Kind { kThrow, kKill, kHang };
   Rank rank = -1;
-  bool kill = false;
+  Kind kind = Kind::kThrow;
 };
 
 // One rank's Recorder: the shared MetricsRecorder behind a mutex (activities are threads here), rank 0's
@@ -88,7 +90,8 @@ class RankRecorder final : public Recorder {
   void step(std::int64_t step, float loss) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (fault_.rank == comm_.rank() && step == 2) {
-      if (fault_.kill) std::raise(SIGKILL);
+      if (fault_.kind == Fault::Kind::kKill) std::raise(SIGKILL);
+      if (fault_.kind == Fault::Kind::kHang) std::this_thread::sleep_for(std::chrono::hours(24));
       throw std::runtime_error("injected fault (DTS_MPI_FAULT)");
     }
     inner_.step(step, loss);
@@ -143,13 +146,16 @@ Fault read_fault() {
   if (!env) return f;
   const std::string s(env);
   const auto colon = s.find(':');
-  if (colon == std::string::npos) throw InputError("DTS_MPI_FAULT", "expected RANK:throw or RANK:kill");
+  const std::string kind = colon == std::string::npos ? "" : s.substr(colon + 1);
+  if (kind != "throw" && kind != "kill" && kind != "hang")
+    throw InputError("DTS_MPI_FAULT", "expected RANK:throw, RANK:kill or RANK:hang");
   f.rank = std::atoi(s.substr(0, colon).c_str());
-  f.kill = s.substr(colon + 1) == "kill";
+  f.kind = kind == "kill" ? Fault::Kind::kKill : kind == "hang" ? Fault::Kind::kHang : Fault::Kind::kThrow;
   return f;
 }
 
-std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault) {
+std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault,
+                                       double hang_timeout_s) {
   const Rank rank = session.rank();
   const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
   const model::TrainerSetup setup = trainer_setup(plan);
@@ -159,7 +165,7 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   std::optional<WallProgress> progress;
   if (rank == 0) progress.emplace(label, plan.steps);
 
-  mpi::MpiComm comm(session);  // collective: every rank starts the plan's clock together
+  mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
   mpi::MpiNode node(rank);
   MetricsRecorder metrics(comm, log, &evaluator, nullptr, plan.eval_every_steps, plan.log_every_steps);
   RankRecorder recorder(metrics, log, comm, progress ? &*progress : nullptr, fault);
@@ -248,7 +254,7 @@ int run_experiment_mpi(const RunOptions& opt) {
   std::vector<PlanResult> results;
   for (const Plan& plan : plans) {
     try {
-      auto r = run_plan_mpi(plan, session, fault);
+      auto r = run_plan_mpi(plan, session, fault, opt.hang_timeout_s);
       if (r) results.push_back(std::move(*r));
     } catch (const InputError& e) {
       mpi::MpiSession::abort_job(who + "input error: " + e.what(), 2);

@@ -2,6 +2,7 @@
 // model as the simulator, bit for bit; asynchronous EASGD runs to the end and learns; a job of the wrong size
 // and modeled numerics are input errors; a rank that throws or dies ends the job, leaving no result directory.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <set>
 #include <tuple>
 
@@ -178,6 +179,22 @@ TEST_CASE("realexec: a rank that throws or dies ends the job and leaves no resul
   r = mpirun_dtsim(4, args, tmp / "", "DTS_MPI_FAULT=2:kill");
   REQUIRE(r.code != 0);
   REQUIRE(leaves_nothing(tmp, "out"));
+}
+
+TEST_CASE("realexec: a rank that hangs ends the job after --hang-timeout, naming the rank it waited for", "[mpi]") {
+  /* DTS_MPI_FAULT=2:hang: rank 2 sleeps at its step 2. Rank 3 waits for rank 2's part of the ring allreduce;
+   * after 2 s with no progress it ends the job with an error that names rank 2. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = mpirun_dtsim(4, exp.string() + " --hang-timeout 2 --out " + (tmp / "out").string(), tmp / "",
+                              "DTS_MPI_FAULT=2:hang");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("a message from rank 2 (tag"));
+  REQUIRE_THAT(r.err, Catch::Contains("with no progress"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+  REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120));  // it did not wait for the sleeper
 }
 
 TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, tiny sizes", "[mpi]") {
