@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
       ->add_option("--hang-timeout", run.hang_timeout_s,
                    "mpi: seconds a rank waits for a peer with no progress before it ends the job (default 300)")
       ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--check", run.check_only,
+                    "read and validate the experiment and every variant (platform, data, capacity), run nothing");
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
 
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
       }
       run.simgrid_args.push_back(extra);
     }
-    return run.backend == "mpi" ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
+    return run.backend == "mpi" && !run.check_only ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
   } catch (const dts::InputError& e) {
     std::cerr << "input error: " << e.what() << '\n';
     return 2;

@@ -91,6 +91,13 @@ int wait_child(pid_t pid) {
 
 int run_experiment(const RunOptions& opt) {
   const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
+  if (opt.check_only) {  // --check: one line per plan, nothing written
+    for (const Plan& plan : plans) {
+      std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": ok, " << plan.algorithm << ", "
+                << plan.workers << " workers, " << plan.ranks << " ranks, " << plan.steps << " steps\n";
+    }
+    return 0;
+  }
   const fs::path out = opt.out_dir.empty() ? fs::path("results") / plans.front().experiment : fs::path(opt.out_dir);
   const fs::path partial = out.string() + ".partial-" + std::to_string(getpid());
   fs::remove_all(partial);
