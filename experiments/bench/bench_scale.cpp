@@ -21,6 +21,7 @@
 #include "experiments/bench/bench.hpp"
 #include "experiments/bench/bench_scale.hpp"
 #include "experiments/runner/experiment.hpp"
+#include "experiments/runner/results.hpp"
 #include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
 
@@ -92,6 +93,17 @@ double predict_s(const std::vector<std::pair<int, double>>& known, int workers) 
     exponent = std::clamp(std::log(t1 / t0) / std::log(static_cast<double>(p1) / p0), 1.0, 2.5);
   }
   return t1 * std::pow(static_cast<double>(workers) / p1, exponent);
+}
+
+double predict_mb(const std::vector<std::pair<int, double>>& peaks, int workers) {
+  if (peaks.empty()) return -1;
+  return peaks.back().second * workers / peaks.back().first;
+}
+
+bool memory_allows(double predicted_mb) {
+  const double available_mb =
+      static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+  return predicted_mb < 0.4 * available_mb;
 }
 
 }  // namespace scale
@@ -212,14 +224,14 @@ int run_scale(Options o) {
   for (const std::string& platform : o.platforms)
     for (const std::string& algo : o.algos)
       for (const std::string& fidelity : o.fidelities) {
-        std::vector<std::pair<int, double>> known;  // (workers, wall s of one run)
+        std::vector<std::pair<int, double>> known, peaks;  // (workers, wall s of one run / peak MB)
         bool skipping = false;
         for (const int P : o.workers) {
-          const double predicted = scale::predict_s(known, P);
-          if (skipping || predicted > o.budget_s) {
+          const double predicted = scale::predict_s(known, P), predicted_mb = scale::predict_mb(peaks, P);
+          if (skipping || predicted > o.budget_s || !scale::memory_allows(predicted_mb)) {
             skipping = true;
-            std::printf("%-9s %-8s %-10s %7d  skipped (predicted %.0f s > budget)\n", algo.c_str(), platform.c_str(),
-                        fidelity.c_str(), P, predicted);
+            std::printf("%-9s %-8s %-10s %7d  skipped (predicted %.0f s, %.0f MB: over the budget or memory)\n",
+                        algo.c_str(), platform.c_str(), fidelity.c_str(), P, predicted, predicted_mb);
             continue;
           }
           const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps),
@@ -239,6 +251,7 @@ int run_scale(Options o) {
             continue;
           }
           known.emplace_back(P, spent / static_cast<double>(wall.size()));
+          peaks.emplace_back(P, stats_of(peak).max);
           char sim_s[32], setup_s[32];
           std::snprintf(sim_s, sizeof sim_s, "%.6g", stats_of(sim).median);
           std::snprintf(setup_s, sizeof setup_s, "%.3g", stats_of(setup).median);

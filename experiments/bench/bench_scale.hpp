@@ -32,6 +32,11 @@ ChildResult in_child(const std::function<ChildResult()>& fn, double limit_s);
 // growth, at least linear; quadratic when only one point is known). Negative when nothing is known.
 double predict_s(const std::vector<std::pair<int, double>>& known, int workers);
 
+// Predicted peak MB at `workers` from the last size's peak (linear), and whether it fits in 40 % of the
+// memory available now (the machine is shared).
+double predict_mb(const std::vector<std::pair<int, double>>& peaks, int workers);
+bool memory_allows(double predicted_mb);
+
 struct SmpiOptions {
   std::vector<int> workers;
   std::vector<std::string> algos;      // ring, tree: the allreduce compared

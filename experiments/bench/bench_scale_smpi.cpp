@@ -200,7 +200,7 @@ bool smpi_side_by_side(const SmpiOptions& o) {
   std::fflush(stdout);
   for (const std::string& platform : o.platforms)
     for (const std::string& algo : o.algos) {
-      std::map<std::string, std::vector<std::pair<int, double>>> known;
+      std::map<std::string, std::vector<std::pair<int, double>>> known, peaks;
       std::map<std::string, bool> skipping;
       for (const int P : o.workers) {
         const sim::PlatformSpec spec = platform_spec(platform, P);
@@ -219,13 +219,14 @@ bool smpi_side_by_side(const SmpiOptions& o) {
         };
         auto measure = [&](const std::string& who, const std::function<ChildResult()>& fn) {
           const double predicted = predict_s(known[who], P);
-          if (skipping[who] || predicted > o.budget_s) {
+          if (skipping[who] || predicted > o.budget_s || !memory_allows(predict_mb(peaks[who], P))) {
             skipping[who] = true;
             return ChildResult{};
           }
           const ChildResult r = repeated(o.reps, o.budget_s, fn);
           if (r.ok) {
             known[who].emplace_back(P, r.total_s);
+            peaks[who].emplace_back(P, r.peak_mb);
           } else {
             skipping[who] = true;
           }
