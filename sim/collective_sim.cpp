@@ -48,17 +48,7 @@ std::uint64_t hash_ranks(std::span<const Rank> ranks) {
   return h;
 }
 
-// The floats of ring chunks hi, hi - 1, ..., hi - count + 1 (mod P), in O(1): every chunk has n / P floats
-// and the chunks below n % P one more (collectives::ring_chunk).
-std::size_t chunk_run(std::size_t n, int P, int hi, int count) {
-  if (count <= 0) return 0;
-  const auto p = static_cast<std::size_t>(P), extra = n % p, c = static_cast<std::size_t>(count);
-  auto below = [extra](std::size_t x) { return std::min(x, extra); };  // chunks < extra among [0, x)
-  const std::size_t rem = c % p, lo = static_cast<std::size_t>(mod(hi - static_cast<int>(rem) + 1, P));
-  std::size_t big = (c / p) * extra;
-  big += lo + rem <= p ? below(lo + rem) - below(lo) : below(p) - below(lo) + below(lo + rem - p);
-  return c * (n / p) + big;
-}
+std::size_t chunk_size(std::size_t n, int P, int i) { return collectives::ring_chunk(n, P, mod(i, P)).second; }
 
 }  // namespace
 
@@ -170,21 +160,20 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
   // sends chunk r + g - s (ring.cpp). Allreduce: h = 0 for P - 1 steps, then g = 1.
   const bool allreduce = call.op == CollectiveOp::kRingAllreduce;
   const int steps = allreduce ? 2 * (P - 1) : P - 1;
-  auto sent_floats = [&](int a, int b) -> std::size_t {  // of steps [a, b)
-    if (call.op == CollectiveOp::kRingAllgather) return chunk_run(n, P, r - a, b - a);
-    if (call.op == CollectiveOp::kRingReduceScatter) return chunk_run(n, P, r - a - 1, b - a);
-    const int split = std::clamp(P - 1, a, b);
-    const int ag = std::max(a, P - 1);
-    return chunk_run(n, P, r - a, split - a) + chunk_run(n, P, r + 1 - (ag - (P - 1)), b - ag);
+  auto sent_floats = [&](int s) -> std::size_t {
+    if (call.op == CollectiveOp::kRingAllgather) return chunk_size(n, P, r - s);
+    if (call.op == CollectiveOp::kRingReduceScatter) return chunk_size(n, P, r - s - 1);
+    return s < P - 1 ? chunk_size(n, P, r - s) : chunk_size(n, P, r + 1 - (s - (P - 1)));
   };
-  auto added_floats = [&](int a, int b) -> std::size_t {  // of steps [a, b)
-    if (call.op == CollectiveOp::kRingAllgather) return 0;
-    return chunk_run(n, P, r - a - 1 - (allreduce ? 0 : 1), std::min(b, P - 1) - a);
+  auto added_floats = [&](int s) -> std::size_t {
+    if (call.op == CollectiveOp::kRingAllgather || s >= P - 1) return 0;
+    return chunk_size(n, P, r - s - 1 - (allreduce ? 0 : 1));
   };
   const int phases = ring_phases(P, steps);
   auto first_step = [&](int q) { return static_cast<int>(static_cast<long>(q) * steps / phases); };
   auto charge_adds = [&](int q) {  // the additions of the steps received in phase q
-    const std::size_t added = added_floats(first_step(q), first_step(q + 1));
+    std::size_t added = 0;
+    for (int s = first_step(q); s < first_step(q + 1); ++s) added += added_floats(s);
     if (added > 0 && call.compute != nullptr) call.compute->charge_elementwise(added, 3);
   };
 
@@ -192,17 +181,17 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
   // after the other steps' latencies. As in the message version, where step s is sent once step s - 1 was
   // received and added and its own send completed, phase q is sent once the left neighbour's phase q - 1
   // arrived and was added and my phase q - 1 arrived; the additions overlap my own flow. A sender actor
-  // carries my flows, so that I can receive and add meanwhile (a courier of the world's pool).
+  // carries my flows, so that I can receive and add meanwhile.
   const Rank right = group.world_rank(mod(r + 1, P));
   sg4::Host* src = world_.host(call.self);
   sg4::Host* dst = world_.host(right);
   Member* mine = &me;
-  bool sender_done = false;
-  world_.dispatch(src, [&, mine, src, dst, right] {
+  auto sender = sg4::Actor::create("ring-flow", src, [&, mine, src, dst, right] {
     for (int q = 0; q < phases; ++q) {
       world_.wait_until(call.self, [&] { return mine->phases_allowed > q; }, kForever);
       const int a = first_step(q), b = first_step(q + 1);
-      const std::size_t floats = sent_floats(a, b);
+      std::size_t floats = 0;
+      for (int s = a; s < b; ++s) floats += sent_floats(s);
       const double bytes = static_cast<double>(sizeof(float) * floats);
       world_.account(call.self, right, sizeof(float) * floats, static_cast<std::uint64_t>(b - a));
       if (src != dst) {
@@ -214,7 +203,6 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
       world_.wake(right);
       world_.wake(call.self);
     }
-    sender_done = true;
   });
   for (int q = 0; q < phases; ++q) {
     me.phases_allowed = q + 1;
@@ -225,7 +213,8 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
   }
   // 4. My last step depends on every member's first (P - 1 hops away); phases shorten the dependency chains
   // by their number of steps, so wait for the last member explicitly.
-  world_.wait_until(call.self, [&] { return inst->arrived == P && sender_done; }, kForever);
+  world_.wait_until(call.self, [&] { return inst->arrived == P; }, kForever);
+  sender->join();
 }
 
 void CollectiveSim::tree_reduce(const CollectiveCall& call, int index) {

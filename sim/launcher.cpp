@@ -28,7 +28,6 @@ SimOutcome run_simulation(const SimJob& job) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
 
-  int running = job.ranks;
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
@@ -39,7 +38,6 @@ SimOutcome run_simulation(const SimJob& job) {
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
         job.main(ctx);
-        if (--running == 0) world.close();  // the idle couriers end, so that the engine can
       } catch (const simgrid::ForcefulKillException&) {
         throw;  // SimGrid unwinds killed actors with this; it must pass through
       } catch (...) {

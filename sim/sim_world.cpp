@@ -39,7 +39,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   sg4::Host* src_host = host(src);
   sg4::Host* dst_host = host(dst);
   // The courier carries the message over the modeled network, then hands it to the destination.
-  dispatch(src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
+  sg4::Actor::create("msg", src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
     arrive(dst, msg);
@@ -47,35 +47,6 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
     boxes_[static_cast<std::size_t>(op->owner)].cv->notify_all();
   });
   return op;
-}
-
-void SimWorld::dispatch(sg4::Host* host, std::function<void()> job) {
-  if (!idle_.empty()) {
-    Courier* c = idle_.back();
-    idle_.pop_back();
-    c->job = std::move(job);
-    c->actor->resume();
-    return;
-  }
-  couriers_.push_back(std::make_unique<Courier>());
-  Courier* c = couriers_.back().get();
-  c->job = std::move(job);
-  c->actor = sg4::Actor::create("courier", host, [this, c] {
-    while (c->job) {
-      std::function<void()> work = std::move(c->job);
-      c->job = nullptr;
-      work();
-      if (closing_) return;
-      idle_.push_back(c);
-      sg4::this_actor::suspend();  // until dispatch() gives a job, or close()
-    }
-  });
-}
-
-void SimWorld::close() {
-  closing_ = true;
-  for (Courier* c : idle_) c->actor->resume();
-  idle_.clear();
 }
 
 void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages) {

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -48,11 +47,6 @@ class SimWorld {
   void wake(Rank r) { boxes_[static_cast<std::size_t>(r)].cv->notify_all(); }
   // Counts traffic that did not go through post_send (the collective fidelity's aggregated flows).
   void account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages);
-  // Runs `job` on a courier: a pooled actor, started on `host` when the pool has none idle. An idle courier
-  // parks (suspended) until the next job; creating an actor per message cost more than the message.
-  void dispatch(simgrid::s4u::Host* host, std::function<void()> job);
-  // Once every rank's code has returned: idle couriers end, busy ones end after their job.
-  void close();
 
   std::uint64_t bytes_sent(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_sent; }
   std::uint64_t bytes_received(Rank r) const { return boxes_[static_cast<std::size_t>(r)].bytes_received; }
@@ -82,16 +76,8 @@ class SimWorld {
   static bool matches(const OpState& op, const Message& msg);
   static void complete_recv(OpState& op, const Message& msg);
 
-  struct Courier {
-    simgrid::s4u::ActorPtr actor;
-    std::function<void()> job;
-  };
-
   std::vector<Box> boxes_;
   std::uint64_t messages_ = 0;
-  std::vector<std::unique_ptr<Courier>> couriers_;
-  std::vector<Courier*> idle_;
-  bool closing_ = false;
 };
 
 template <typename Pred>

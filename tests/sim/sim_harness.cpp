@@ -39,13 +39,11 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
     nlohmann::json out;
     out["rank"] = nlohmann::json::array();
     for (int r = 0; r < ranks; ++r) out["rank"].push_back(nlohmann::json::object());
-    int running = ranks;
     for (int r = 0; r < ranks; ++r) {
       sg4::Actor::create("rank-" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
         sim::SimComm comm(world, r, collectives.get());
         sim::SimNode node(hosts[static_cast<std::size_t>(r)]);
         body(comm, node, out["rank"][static_cast<std::size_t>(r)]);
-        if (--running == 0) world.close();
       });
     }
     const auto t0 = std::chrono::steady_clock::now();
