@@ -7,6 +7,9 @@
 // The reported model is the average of the workers' models (a tree allreduce after the last step).
 #include "algorithms/gossip_sgd.hpp"
 
+#include <map>
+#include <memory>
+
 #include "algorithms/algorithm.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "algorithms/rules/vector_ops.hpp"
@@ -36,7 +39,25 @@ struct GossipSgdConfig {
   std::uint64_t peer_seed = 1;
 };
 
-void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg) {
+// The matchings of the last few steps, shared by the ranks of one process (every rank of a simulation), so
+// that P ranks do not each draw the same O(P) matching. Ranks drift apart by a few steps at most.
+class PeerCache {
+ public:
+  const std::vector<Rank>& peers(int P, std::uint64_t seed, std::int64_t step) {
+    auto it = by_step_.find(step);
+    if (it == by_step_.end()) {
+      it = by_step_.emplace(step, gossip_peers(P, seed, step)).first;
+      while (by_step_.begin()->first < step - kKeep) by_step_.erase(by_step_.begin());
+    }
+    return it->second;
+  }
+
+ private:
+  static constexpr std::int64_t kKeep = 16;
+  std::map<std::int64_t, std::vector<Rank>> by_step_;
+};
+
+void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg, PeerCache& cache) {
   Compute& compute = ctx.compute;
   const int P = ctx.comm.size();
   const Rank me = ctx.comm.rank();
@@ -47,7 +68,7 @@ void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg) {
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     const float loss = compute.forward_backward(params, grads);  // 1. local gradient
     compute.optimizer_step(params, grads);                       // 2. local step
-    const Rank peer = gossip_peers(P, cfg.peer_seed, step)[static_cast<std::size_t>(me)];
+    const Rank peer = cache.peers(P, cfg.peer_seed, step)[static_cast<std::size_t>(me)];
     if (peer >= 0) {                                                        // 3. exchange with the peer
       collectives::pairwise_exchange(ctx.comm, peer, params, theirs, kTagGossip);
       rules::axpy(params, 1.0f, theirs);                                    // 4. x <- (x + x_peer) / 2
@@ -73,7 +94,8 @@ AlgorithmSpec gossip_sgd_spec() {
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             GossipSgdConfig cfg;
             cfg.peer_seed = static_cast<std::uint64_t>(r.integer("peer_seed", 1, 0, std::int64_t{1} << 62));
-            return [cfg](Context& ctx) { gossip_sgd_rank(ctx, cfg); };
+            auto cache = std::make_shared<PeerCache>();
+            return [cfg, cache](Context& ctx) { gossip_sgd_rank(ctx, cfg, *cache); };
           }};
 }
 

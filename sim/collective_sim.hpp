@@ -75,6 +75,7 @@ class CollectiveSim final : public CollectiveEngine {
   std::vector<std::pair<double, double>> smpi_lat_, smpi_bw_;  // (size threshold, factor), ascending
   std::map<std::pair<Key, std::uint64_t>, std::shared_ptr<Instance>> open_;
   std::map<std::pair<Key, Rank>, std::uint64_t> next_seq_;
+  mutable std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_latency_;  // latency_s's
 };
 
 }  // namespace dts::sim
