@@ -199,6 +199,13 @@ ChildResult run_case(const exp::Plan& plan) {
   return r;
 }
 
+double children_cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
 std::string mb(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -221,6 +228,7 @@ int run_scale(Options o) {
               "wall s/iter", "setup s", "peak MB", "simulated s/it");
   std::fflush(stdout);
   const LoadProbe probe;
+  const double children0_s = children_cpu_s(), table0_s = scale::wall_now_s();
   for (const std::string& platform : o.platforms)
     for (const std::string& algo : o.algos)
       for (const std::string& fidelity : o.fidelities) {
@@ -261,8 +269,10 @@ int run_scale(Options o) {
           std::fflush(stdout);
         }
       }
+  // The runs are children: their CPU time is ours, not the other tenants'.
+  const double children_cores = (children_cpu_s() - children0_s) / (scale::wall_now_s() - table0_s);
   std::printf("machine: %d cores, other tenants busy on %.2f cores on average during the table\n", LoadProbe::cpus(),
-              probe.other_busy_cores());
+              std::max(0.0, probe.other_busy_cores() - children_cores));
   if (o.smpi) {
     scale::SmpiOptions s;
     s.workers = o.workers;
