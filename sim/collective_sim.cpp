@@ -64,7 +64,8 @@ std::size_t chunk_run(std::size_t n, int P, int hi, int count) {
 
 const char* to_string(Fidelity f) { return f == Fidelity::kMessage ? "message" : "collective"; }
 
-CollectiveSim::CollectiveSim(SimWorld& world, int max_ring_phases) : world_(world), max_ring_phases_(max_ring_phases) {
+CollectiveSim::CollectiveSim(SimWorld& world, int max_ring_phases, int flow_budget)
+    : world_(world), max_ring_phases_(max_ring_phases), flow_budget_(flow_budget) {
   const std::string model = simgrid::config::get_value<std::string>("network/model");
   smpi_factors_ = model == "SMPI" || model == "IB";
   if (smpi_factors_) {
@@ -151,7 +152,7 @@ void CollectiveSim::ring_math(Instance& inst, CollectiveOp op, std::size_t n) co
 }
 
 int CollectiveSim::ring_phases(int P, int steps) const {
-  const int budget = max_ring_phases_ > 0 ? max_ring_phases_ : std::max(1, kFlowBudget / P);
+  const int budget = max_ring_phases_ > 0 ? max_ring_phases_ : std::max(1, flow_budget_ / P);
   return std::clamp(budget, 1, steps);
 }
 

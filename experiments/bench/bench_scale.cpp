@@ -120,6 +120,7 @@ struct Options {
   int reps = 3;
   std::int64_t steps = 3;
   double budget_s = 60;
+  int ring_flow_budget = sim::CollectiveSim::kFlowBudget;
   bool quick = false, smpi = true;
 };
 
@@ -147,7 +148,7 @@ class StampRecorder final : public Recorder {
 };
 
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
-                          int workers, std::int64_t steps) {
+                          int workers, std::int64_t steps, int ring_flow_budget) {
   nlohmann::json a = {{"workers", workers}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree") {
     a["name"] = "allreduce_sgd";
@@ -163,7 +164,8 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
           {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
           {"data", {{"name", "imagenet"}, {"modeled", true}}},
           {"algorithm", a},
-          {"run", {{"steps", steps}, {"eval_every_steps", 0}, {"fidelity", fidelity}}}};
+          {"run",
+           {{"steps", steps}, {"eval_every_steps", 0}, {"fidelity", fidelity}, {"ring_flow_budget", ring_flow_budget}}}};
 }
 
 ChildResult run_case(const exp::Plan& plan) {
@@ -179,6 +181,7 @@ ChildResult run_case(const exp::Plan& plan) {
   job.workers = plan.workers;
   job.steps = plan.steps;
   job.fidelity = plan.fidelity;
+  job.ring_flow_budget = plan.ring_flow_budget;
   job.main = plan.main;
   job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(setup, r, sim::device_of_host(plan.platform, host), host);
@@ -221,7 +224,8 @@ int run_scale(Options o) {
   }
   if (o.steps < 2) throw InputError("--steps", "at least 2 (the first step is setup)");
   std::cout << "dtsim bench scale: resnet50 (modeled numerics, 102 MB of fp32 gradient), modeled imagenet, batch 32"
-            << " per worker; wall s per simulated iteration over steps 2.." << o.steps
+            << " per worker, run.ring_flow_budget " << o.ring_flow_budget
+            << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
   std::printf("%-9s %-8s %-10s %7s  %-26s %-10s %8s %14s\n", "algorithm", "platform", "fidelity", "workers",
@@ -242,7 +246,7 @@ int run_scale(Options o) {
                         algo.c_str(), platform.c_str(), fidelity.c_str(), P, predicted, predicted_mb);
             continue;
           }
-          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps),
+          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.ring_flow_budget),
                                                   DTS_SOURCE_DIR "/experiments/bench/scale.json");
           std::vector<double> wall, setup, peak, sim;
           double spent = 0;
@@ -306,6 +310,8 @@ Command add_scale_bench(CLI::App& bench) {
   app->add_option("--reps", o->reps, "runs per case")->check(CLI::PositiveNumber);
   app->add_option("--steps", o->steps, "steps per worker per run (>= 2; step 1 counts as setup)");
   app->add_option("--budget-s", o->budget_s, "per-case wall budget: skip cases predicted above it")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ring-flow-budget", o->ring_flow_budget, "run.ring_flow_budget of the runs (collective fidelity)")
       ->check(CLI::PositiveNumber);
   app->add_flag("!--no-smpi", o->smpi, "leave out the SMPI side by side");
   app->add_flag("--quick", o->quick, "smoke run: 16 workers, star, 2 steps, 1 run");

@@ -68,3 +68,27 @@ TEST_CASE("simulated time is bit for bit what it was before the speed work", "[g
   const auto s = nlohmann::json::parse(dts::test::slurp(tmp / "out" / "summary.json"));
   REQUIRE(s["simulated_time_s"].get<double>() == c.end_s);  // exactly
 }
+
+TEST_CASE("run.ring_flow_budget: coarser ring phases on request, a bad value is an input error", "[golden]") {
+  /* In details:
+   *   o 96 workers, ring allreduce at collective fidelity on the star: 190 ring steps per member
+   * Expectations
+   *   o budget 96 x 190 flows: every step its own flow (the default's 8192 give 85 phases, pinned above), so
+   *     the run ends at the message version's simulated time (1e-9, tests/sim/collective_fidelity_test.cpp)
+   *   o budget 0: exit code 2 naming run/ring_flow_budget
+   */
+  TempDir tmp;
+  auto exp = guard_experiment("star", "ring", "collective", 96);
+  exp["run"]["ring_flow_budget"] = 96 * 190;
+  dts::test::write_json(tmp / "exp.json", exp);
+  auto r = dts::test::run_dtsim("run " + (tmp / "exp.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto s = nlohmann::json::parse(dts::test::slurp(tmp / "out" / "summary.json"));
+  REQUIRE(s["simulated_time_s"].get<double>() == Approx(2.908049000469725).epsilon(1e-9));  // message, 96
+  exp["run"]["ring_flow_budget"] = 0;
+  dts::test::write_json(tmp / "bad.json", exp);
+  r = dts::test::run_dtsim("run " + (tmp / "bad.json").string() + " --out " + (tmp / "bad").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("ring_flow_budget"));
+}
