@@ -53,7 +53,7 @@ TEST_CASE("gossip_sgd: the exchanges conserve the average of the models", "[algo
    *   o P workers start at x = 0; worker i takes x_i -= lr (x_i - c_i), then averages with its peer
    * Expectations
    *   o the average of the models after k steps is centralized gradient descent's: (1 - (1 - lr)^k) mean(c),
-   *     to float rounding, although the workers' models differ (each has its own c_i and peers)
+   *     to float rounding, whatever the pairing (each worker's own model differs: its own c_i and peers)
    */
   const int P = GENERATE(4, 5, 8);
   const std::int64_t k = 3;
