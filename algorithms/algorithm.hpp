@@ -51,6 +51,7 @@ inline constexpr Tag kEasgdSync = 5000;
 inline constexpr Tag kAsyncSgd = 6000;
 inline constexpr Tag kHogwildSgd = 7000;
 inline constexpr Tag kSyncSgd = 8000;
+inline constexpr Tag kGossipSgd = 9000;
 }  // namespace tags
 
 }  // namespace dts

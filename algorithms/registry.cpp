@@ -16,6 +16,7 @@ AlgorithmSpec async_sgd_spec();
 AlgorithmSpec async_msgd_spec();
 AlgorithmSpec hogwild_sgd_spec();
 AlgorithmSpec sync_sgd_spec();
+AlgorithmSpec gossip_sgd_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
@@ -30,6 +31,7 @@ const std::vector<AlgorithmSpec>& registry() {
       async_msgd_spec(),
       hogwild_sgd_spec(),
       sync_sgd_spec(),
+      gossip_sgd_spec(),
   };
   return specs;
 }

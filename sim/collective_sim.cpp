@@ -48,13 +48,24 @@ std::uint64_t hash_ranks(std::span<const Rank> ranks) {
   return h;
 }
 
-std::size_t chunk_size(std::size_t n, int P, int i) { return collectives::ring_chunk(n, P, mod(i, P)).second; }
+// The floats of ring chunks hi, hi - 1, ..., hi - count + 1 (mod P), in O(1): every chunk has n / P floats
+// and the chunks below n % P one more (collectives::ring_chunk).
+std::size_t chunk_run(std::size_t n, int P, int hi, int count) {
+  if (count <= 0) return 0;
+  const auto p = static_cast<std::size_t>(P), extra = n % p, c = static_cast<std::size_t>(count);
+  auto below = [extra](std::size_t x) { return std::min(x, extra); };  // chunks < extra among [0, x)
+  const std::size_t rem = c % p, lo = static_cast<std::size_t>(mod(hi - static_cast<int>(rem) + 1, P));
+  std::size_t big = (c / p) * extra;
+  big += lo + rem <= p ? below(lo + rem) - below(lo) : below(p) - below(lo) + below(lo + rem - p);
+  return c * (n / p) + big;
+}
 
 }  // namespace
 
 const char* to_string(Fidelity f) { return f == Fidelity::kMessage ? "message" : "collective"; }
 
-CollectiveSim::CollectiveSim(SimWorld& world, int max_ring_phases) : world_(world), max_ring_phases_(max_ring_phases) {
+CollectiveSim::CollectiveSim(SimWorld& world, int max_ring_phases, int flow_budget)
+    : world_(world), max_ring_phases_(max_ring_phases), flow_budget_(flow_budget) {
   const std::string model = simgrid::config::get_value<std::string>("network/model");
   smpi_factors_ = model == "SMPI" || model == "IB";
   if (smpi_factors_) {
@@ -67,13 +78,17 @@ CollectiveSim::CollectiveSim(SimWorld& world, int max_ring_phases) : world_(worl
 
 double CollectiveSim::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const {
   // In the kernel (maestro): SimGrid 3.32's dragonfly routing crashes when called from an actor's stack.
-  const double latency = simgrid::kernel::actor::simcall_answered([a, b] {
-    std::vector<sg4::Link*> links;
-    double sum = 0;
-    a->route_to(b, links, &sum);
-    return sum;
-  });
-  return latency * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
+  // Cached: a ring member asks for the same route every phase of every call.
+  auto [it, fresh] = route_latency_.try_emplace({a, b}, 0.0);
+  if (fresh) {
+    it->second = simgrid::kernel::actor::simcall_answered([a, b] {
+      std::vector<sg4::Link*> links;
+      double sum = 0;
+      a->route_to(b, links, &sum);
+      return sum;
+    });
+  }
+  return it->second * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
 }
 
 std::uint64_t CollectiveSim::flow_bytes(double total_bytes, double message_bytes) const {
@@ -138,7 +153,7 @@ void CollectiveSim::ring_math(Instance& inst, CollectiveOp op, std::size_t n) co
 }
 
 int CollectiveSim::ring_phases(int P, int steps) const {
-  const int budget = max_ring_phases_ > 0 ? max_ring_phases_ : std::max(1, kFlowBudget / P);
+  const int budget = max_ring_phases_ > 0 ? max_ring_phases_ : std::max(1, flow_budget_ / P);
   return std::clamp(budget, 1, steps);
 }
 
@@ -161,20 +176,21 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
   // sends chunk r + g - s (ring.cpp). Allreduce: h = 0 for P - 1 steps, then g = 1.
   const bool allreduce = call.op == CollectiveOp::kRingAllreduce;
   const int steps = allreduce ? 2 * (P - 1) : P - 1;
-  auto sent_floats = [&](int s) -> std::size_t {
-    if (call.op == CollectiveOp::kRingAllgather) return chunk_size(n, P, r - s);
-    if (call.op == CollectiveOp::kRingReduceScatter) return chunk_size(n, P, r - s - 1);
-    return s < P - 1 ? chunk_size(n, P, r - s) : chunk_size(n, P, r + 1 - (s - (P - 1)));
+  auto sent_floats = [&](int a, int b) -> std::size_t {  // of steps [a, b)
+    if (call.op == CollectiveOp::kRingAllgather) return chunk_run(n, P, r - a, b - a);
+    if (call.op == CollectiveOp::kRingReduceScatter) return chunk_run(n, P, r - a - 1, b - a);
+    const int split = std::clamp(P - 1, a, b);
+    const int ag = std::max(a, P - 1);
+    return chunk_run(n, P, r - a, split - a) + chunk_run(n, P, r + 1 - (ag - (P - 1)), b - ag);
   };
-  auto added_floats = [&](int s) -> std::size_t {
-    if (call.op == CollectiveOp::kRingAllgather || s >= P - 1) return 0;
-    return chunk_size(n, P, r - s - 1 - (allreduce ? 0 : 1));
+  auto added_floats = [&](int a, int b) -> std::size_t {  // of steps [a, b)
+    if (call.op == CollectiveOp::kRingAllgather) return 0;
+    return chunk_run(n, P, r - a - 1 - (allreduce ? 0 : 1), std::min(b, P - 1) - a);
   };
   const int phases = ring_phases(P, steps);
   auto first_step = [&](int q) { return static_cast<int>(static_cast<long>(q) * steps / phases); };
   auto charge_adds = [&](int q) {  // the additions of the steps received in phase q
-    std::size_t added = 0;
-    for (int s = first_step(q); s < first_step(q + 1); ++s) added += added_floats(s);
+    const std::size_t added = added_floats(first_step(q), first_step(q + 1));
     if (added > 0 && call.compute != nullptr) call.compute->charge_elementwise(added, 3);
   };
 
@@ -191,8 +207,7 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
     for (int q = 0; q < phases; ++q) {
       world_.wait_until(call.self, [&] { return mine->phases_allowed > q; }, kForever);
       const int a = first_step(q), b = first_step(q + 1);
-      std::size_t floats = 0;
-      for (int s = a; s < b; ++s) floats += sent_floats(s);
+      const std::size_t floats = sent_floats(a, b);
       const double bytes = static_cast<double>(sizeof(float) * floats);
       world_.account(call.self, right, sizeof(float) * floats, static_cast<std::uint64_t>(b - a));
       if (src != dst) {

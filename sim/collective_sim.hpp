@@ -34,8 +34,9 @@ class CollectiveSim final : public CollectiveEngine {
   // After the platform is built (reads the network model's latency factors).
   // A ring collective of P members runs in at most kFlowBudget / P phases of aggregated steps.
   static constexpr int kFlowBudget = 8192;
-  // max_ring_phases > 0 overrides the budget (tests measure the error of heavy aggregation with it).
-  explicit CollectiveSim(SimWorld& world, int max_ring_phases = 0);
+  // max_ring_phases > 0 overrides the budget (tests measure the error of heavy aggregation with it);
+  // flow_budget replaces kFlowBudget (run.ring_flow_budget: fewer flows, faster, coarser).
+  explicit CollectiveSim(SimWorld& world, int max_ring_phases = 0, int flow_budget = kFlowBudget);
   void run(const CollectiveCall& call) override;
 
  private:
@@ -72,11 +73,13 @@ class CollectiveSim final : public CollectiveEngine {
 
   SimWorld& world_;
   int max_ring_phases_ = 0;
+  int flow_budget_ = kFlowBudget;
   bool smpi_factors_ = false;
   double latency_factor_ = 1;
   std::vector<std::pair<double, double>> smpi_lat_, smpi_bw_;  // (size threshold, factor), ascending
   std::map<std::pair<Key, std::uint64_t>, std::shared_ptr<Instance>> open_;
   std::map<std::pair<Key, Rank>, std::uint64_t> next_seq_;
+  mutable std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_latency_;  // latency_s's
 };
 
 }  // namespace dts::sim

@@ -8,6 +8,7 @@ std::vector<Command> add_bench_commands(CLI::App& bench) {
   commands.push_back(add_bench_allreduce(bench));
   commands.push_back(add_kernels_bench(bench));
   commands.push_back(add_overhead_bench(bench));
+  commands.push_back(add_scale_bench(bench));
   return commands;
 }
 

@@ -39,6 +39,7 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   job.workers = plan.workers;
   job.steps = plan.steps;
   job.fidelity = plan.fidelity;
+  job.ring_flow_budget = plan.ring_flow_budget;
   job.main = plan.main;
   job.simgrid_args = simgrid_args;
   job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {

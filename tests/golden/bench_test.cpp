@@ -2,6 +2,8 @@
 // No speed is asserted (the machine is shared; benches only measure, bench.hpp).
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
 
@@ -39,4 +41,29 @@ TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[gol
   const auto r = run_dtsim("bench kernels --quick --configs logreg:8", tmp / "");
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Catch::Contains("logreg"));
+}
+
+TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, and SMPI beside", "[golden]") {
+  TempDir tmp;
+  const auto r = run_dtsim("bench scale --quick", tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  // One measured row per case: "ALGO star FIDELITY 16 median (min-max) ...".
+  for (const std::string algo : {"ring", "tree", "gossip", "async_sgd"}) {
+    for (const std::string fidelity : {"collective", "message"}) {
+      std::istringstream lines(out);
+      bool found = false;
+      for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string a, p, f, w, median, spread;
+        words >> a >> p >> f >> w >> median >> spread;
+        found = found || (a == algo && p == "star" && f == fidelity && w == "16" && !spread.empty() && spread[0] == '(');
+      }
+      INFO(algo << " " << fidelity);
+      REQUIRE(found);
+    }
+  }
+  REQUIRE_THAT(out, Catch::Contains("SMPI"));
 }

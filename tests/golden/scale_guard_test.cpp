@@ -1,0 +1,94 @@
+// Simulated times pinned across speed work on the simulator (issue 5, item 3): modeled ResNet-50 runs of the
+// scale bench's algorithms on its two platforms, at both fidelities, must end at exactly the simulated time
+// the code gave before the optimizations (recorded with commit 02684bd). A speed change that moves simulated
+// time, even in the last bit (a changed order of same-time events, a changed sum), fails here.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+
+using dts::data::testing::TempDir;
+
+namespace {
+
+nlohmann::json guard_experiment(const std::string& platform, const std::string& algo, const std::string& fidelity,
+                                int P) {
+  const char* src = std::getenv("DTS_SOURCE_DIR");  // set by ctest
+  const std::string dir = std::string(src ? src : ".") + "/platforms/";
+  nlohmann::json a = {{"workers", P}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  if (algo == "ring" || algo == "tree") {
+    a["name"] = "allreduce_sgd";
+    a["allreduce"] = algo;
+  } else {
+    a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
+  }
+  const nlohmann::json plat = platform == "star" ? nlohmann::json{{"base", dir + "ec2_10g.json"}}
+                                                 : nlohmann::json{{"base", dir + "fat_tree_ib.json"},
+                                                                  {"fat_tree", {{"down", {8, P / 8 + 1}}}}};
+  return {{"schema_version", 1},
+          {"name", "guard"},
+          {"seed", 3},
+          {"platform", plat},
+          {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
+          {"data", {{"name", "imagenet"}, {"modeled", true}}},
+          {"algorithm", a},
+          {"run", {{"steps", 3}, {"eval_every_steps", 0}, {"log_every_steps", 1}, {"fidelity", fidelity}}}};
+}
+
+}  // namespace
+
+TEST_CASE("simulated time is bit for bit what it was before the speed work", "[golden]") {
+  struct Case {
+    const char* platform;
+    const char* algo;
+    const char* fidelity;
+    int workers;
+    double end_s;
+  };
+  const auto c = GENERATE(values<Case>({
+      {"star", "ring", "message", 24, 2.329176993481047},
+      {"star", "ring", "collective", 96, 2.9080472514231532},  // aggregated ring phases
+      {"fat_tree", "ring", "collective", 96, 1.2667407592259732},
+      {"star", "tree", "message", 24, 5.749786918882067},
+      {"fat_tree", "tree", "collective", 24, 2.151769788442665},
+      {"fat_tree", "gossip", "message", 24, 1.560116097642665},
+      {"star", "gossip", "collective", 24, 3.277475482618151},
+      {"fat_tree", "async_sgd", "message", 24, 3.012426005745079},
+      {"fat_tree", "easgd_async", "message", 24, 2.34245705598742},
+  }));
+  TempDir tmp;
+  dts::test::write_json(tmp / "exp.json", guard_experiment(c.platform, c.algo, c.fidelity, c.workers));
+  const auto r = dts::test::run_dtsim("run " + (tmp / "exp.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(c.platform << " " << c.algo << " " << c.fidelity << " " << c.workers << ": " << r.err);
+  REQUIRE(r.code == 0);
+  const auto s = nlohmann::json::parse(dts::test::slurp(tmp / "out" / "summary.json"));
+  REQUIRE(s["simulated_time_s"].get<double>() == c.end_s);  // exactly
+}
+
+TEST_CASE("run.ring_flow_budget: coarser ring phases on request, a bad value is an input error", "[golden]") {
+  /* In details:
+   *   o 96 workers, ring allreduce at collective fidelity on the star: 190 ring steps per member
+   * Expectations
+   *   o budget 96 x 190 flows: every step its own flow (the default's 8192 give 85 phases, pinned above), so
+   *     the run ends at the message version's simulated time (1e-9, tests/sim/collective_fidelity_test.cpp)
+   *   o budget 0: exit code 2 naming run/ring_flow_budget
+   */
+  TempDir tmp;
+  auto exp = guard_experiment("star", "ring", "collective", 96);
+  exp["run"]["ring_flow_budget"] = 96 * 190;
+  dts::test::write_json(tmp / "exp.json", exp);
+  auto r = dts::test::run_dtsim("run " + (tmp / "exp.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto s = nlohmann::json::parse(dts::test::slurp(tmp / "out" / "summary.json"));
+  REQUIRE(s["simulated_time_s"].get<double>() == Approx(2.908049000469725).epsilon(1e-9));  // message, 96
+  exp["run"]["ring_flow_budget"] = 0;
+  dts::test::write_json(tmp / "bad.json", exp);
+  r = dts::test::run_dtsim("run " + (tmp / "bad.json").string() + " --out " + (tmp / "bad").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("ring_flow_budget"));
+}
