@@ -64,16 +64,16 @@ Engine::~Engine() {
   MPI_Comm_free(&comm_);
 }
 
-std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data) {
+std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool borrow) {
   DTS_ASSERT(dst >= 0 && dst < size_, "send to a rank outside the world");
   DTS_ASSERT(data.data.size() == data.count, "the MPI backend sends real data: a modeled (empty) buffer of " +
                                                  std::to_string(data.count) + " floats has nothing to send");
   auto op = std::make_shared<Op>();
-  op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
+  if (!borrow) op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
   op->tag = tag;
   op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
-  float* p = op->payload.empty() ? &zero_length_dummy : op->payload.data();
+  const float* p = data.count == 0 ? &zero_length_dummy : borrow ? data.data.data() : op->payload.data();
   DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, tag, comm_, &op->req));
   in_flight_.push_back(op);
   ++sends_pending_;

@@ -59,7 +59,8 @@ class Engine {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data);
+  // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it.
+  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, bool borrow = false);
   std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf);
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);

@@ -58,7 +58,7 @@ double SimComm::now_s() const { return sg4::Engine::get_clock(); }
 
 Request SimComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
   const std::uint64_t bytes = opts.modeled_bytes.value_or(sizeof(float) * data.count);
-  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts.borrow)));
 }
 
 Request SimComm::irecv(Rank src, Tag tag, Slice data) {

@@ -21,13 +21,23 @@ SimWorld::SimWorld(std::vector<sg4::Host*> hosts) : boxes_(hosts.size()) {
   }
 }
 
-std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes) {
+void SimWorld::Message::own() {
+  if (borrowed == nullptr) return;
+  data.reset(new float[count]);
+  rules::copy(Slice({data.get(), count}), ConstSlice({borrowed, count}));
+  borrowed = nullptr;
+}
+
+std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
+                                             bool borrow) {
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
   msg->src = src;
   msg->tag = tag;
-  if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
+  if (!data.data.empty() && borrow) {
+    msg->borrowed = data.data.data();
+  } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
     msg->data.reset(new float[data.count]);
     rules::copy(Slice({msg->data.get(), data.count}), data);
   }
@@ -62,6 +72,7 @@ void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   Box& box = boxes_[static_cast<std::size_t>(dst)];
   auto& expected = box.next_seq_in[static_cast<std::size_t>(msg->src)];
   if (msg->seq != expected) {  // a later message overtook an earlier one on the wire: hold it
+    msg->own();
     box.held.emplace(std::make_pair(msg->src, msg->seq), std::move(msg));
     return;
   }
@@ -83,7 +94,7 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
   DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
                                             " floats for a message of " + std::to_string(msg.count) +
                                             " (tag " + std::to_string(msg.tag) + ")");
-  if (!op.buf.data.empty() && msg.data) rules::copy(op.buf, ConstSlice({msg.data.get(), msg.count}));
+  if (!op.buf.data.empty() && msg.values()) rules::copy(op.buf, ConstSlice({msg.values(), msg.count}));
   op.source = msg.src;
   op.trace = msg.trace;
   op.status = Status::kOk;
@@ -94,6 +105,7 @@ void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   const auto it = std::find_if(box.posted.begin(), box.posted.end(),
                                [&](const std::shared_ptr<OpState>& op) { return matches(*op, *msg); });
   if (it == box.posted.end()) {
+    msg->own();
     box.unexpected.push_back(std::move(msg));
     return;
   }

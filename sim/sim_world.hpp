@@ -39,7 +39,10 @@ class SimWorld {
   int size() const { return static_cast<int>(boxes_.size()); }
   simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
 
-  std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes);
+  // `borrow`: the sender keeps `data` unchanged until the send completes (SendOptions::borrow); it is copied
+  // straight into a receive that is waiting at arrival, and snapshotted only if none is.
+  std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
+                                     bool borrow = false);
   std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf);
   void cancel(OpState& op);
   // Blocks the calling actor until `ready()` or until timeout_s of simulated time; returns ready().
@@ -60,7 +63,10 @@ class SimWorld {
     Rank src = -1;
     Tag tag = 0;
     std::unique_ptr<float[]> data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
+    const float* borrowed = nullptr;  // the sender's buffer, valid until arrival, instead of a snapshot
     std::size_t count = 0;
+    const float* values() const { return data ? data.get() : borrowed; }
+    void own();  // snapshot a borrowed buffer: the message outlives its send
     std::uint64_t seq = 0;
     std::shared_ptr<FlowTrace> trace;
   };

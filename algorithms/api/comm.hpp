@@ -18,6 +18,9 @@ struct SendOptions {
   // Bytes charged to the network; defaults to 4 * data.count. Lets sim/ model fp16 or top-k compression
   // while real fp32 values travel (s4u: payload vs simulated size).
   std::optional<std::uint64_t> modeled_bytes;
+  // The caller leaves `data` unchanged (and alive) until the send completes, so the backend may read it in
+  // place instead of copying it at isend; the send's Request must be waited before the buffer is touched.
+  bool borrow = false;
 };
 
 class Comm {

@@ -8,6 +8,9 @@ namespace dts::collectives {
 namespace {
 int mod(int a, int P) { return ((a % P) + P) % P; }
 
+// Each step waits its send before the chunk sent can change: MPI and the simulator read it in place.
+const SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
+
 // Reduce-scatter: in step s member r sends chunk (r - s - shift) and adds the received chunk
 // (r - s - 1 - shift) into its own, so afterwards member r holds the full sum of chunk (r + 1 - shift).
 void reduce_scatter_steps(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag, int shift) {
@@ -21,7 +24,7 @@ void reduce_scatter_steps(Comm& comm, Compute& compute, const Group& group, Slic
     const auto [recv_off, recv_n] = ring_chunk(data.count, P, mod(r - s - 1 - shift, P));
     Slice in = inbox.sub(0, recv_n);
     Request rx = comm.irecv(left, tag, in);
-    Request tx = comm.isend(right, tag, data.sub(send_off, send_n));
+    Request tx = comm.isend(right, tag, data.sub(send_off, send_n), kInPlace);
     rx.wait_ok();
     rules::axpy(data.sub(recv_off, recv_n), 1.0f, in);
     compute.charge_elementwise(recv_n, 3);
@@ -40,7 +43,7 @@ void allgather_steps(Comm& comm, const Group& group, Slice data, Tag tag, int sh
     const auto [send_off, send_n] = ring_chunk(data.count, P, mod(r + shift - s, P));
     const auto [recv_off, recv_n] = ring_chunk(data.count, P, mod(r + shift - s - 1, P));
     Request rx = comm.irecv(left, tag, data.sub(recv_off, recv_n));
-    Request tx = comm.isend(right, tag, data.sub(send_off, send_n));
+    Request tx = comm.isend(right, tag, data.sub(send_off, send_n), kInPlace);
     rx.wait_ok();
     tx.wait_ok();
   }

@@ -1,5 +1,5 @@
 // Transfer cases of the conformance suite: zero-length and 64 MB messages (into a posted receive and as an
-// unexpected one), the send snapshot, byte counters, sends to oneself, a spawned activity sharing the Comm,
+// unexpected one), the send snapshot, borrowed sends, byte counters, sends to oneself, a spawned activity sharing the Comm,
 // and the collectives (ring and tree allreduce, groups of 1) on top of it all.
 #include <numeric>
 
@@ -58,6 +58,42 @@ Case zero_and_large() {
             const std::uint64_t payload = 4 * (2 * kLarge + 1);
             e(f[0]["bytes_sent"] == payload, "bytes sent " + f[0]["bytes_sent"].dump());
             e(f[1]["bytes_received"] == payload, "bytes received " + f[1]["bytes_received"].dump());
+            return e.failure;
+          }};
+}
+
+// SendOptions::borrow: rank 0 sends 4 MB borrowed twice, once into a posted receive and once before rank 1
+// posts it (unexpected), then overwrites its buffer once each send has completed. Rank 1 must get the values
+// of send time both times: a borrowed message that nobody waits for at arrival is copied before its send ends.
+Case borrowed_send() {
+  return {"borrowed_send", "a borrowed send delivers the values of send time, into a posted receive or as unexpected",
+          [](Comm& comm, Node&, nlohmann::json& f) {
+            constexpr std::size_t n = std::size_t{1} << 20;
+            SendOptions borrow;
+            borrow.borrow = true;
+            std::vector<float> one = {1};
+            if (comm.rank() == 0) {
+              std::vector<float> v(n);
+              for (std::size_t i = 0; i < n; ++i) v[i] = pattern(i, 0);
+              comm.recv(1, 41, std::span<float>(one));  // rank 1's first receive is posted
+              comm.isend(1, 40, std::span<const float>(v), borrow).wait_ok();
+              for (std::size_t i = 0; i < n; ++i) v[i] = pattern(i, 1);
+              comm.isend(1, 42, std::span<const float>(v), borrow).wait_ok();
+              std::fill(v.begin(), v.end(), -1.0f);
+              comm.send(1, 43, std::span<const float>(one));
+            } else if (comm.rank() == 1) {
+              std::vector<float> first(n), second(n);
+              Request rx = comm.irecv(0, 40, std::span<float>(first));
+              comm.send(0, 41, std::span<const float>(one));
+              rx.wait_ok();
+              comm.recv(0, 43, std::span<float>(one));  // the second message is unexpected by now
+              comm.recv(0, 42, std::span<float>(second));
+              f["intact"] = {has_pattern(first, 0), has_pattern(second, 1)};
+            }
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            e(f[1]["intact"] == nlohmann::json({true, true}), "borrowed messages " + f[1]["intact"].dump());
             return e.failure;
           }};
 }
@@ -187,7 +223,7 @@ Case collectives() {
 
 }  // namespace
 
-std::vector<Case> transfer_cases() { return {zero_and_large(), self_send(), spawned_activity(), collectives()}; }
+std::vector<Case> transfer_cases() { return {zero_and_large(), borrowed_send(), self_send(), spawned_activity(), collectives()}; }
 
 }  // namespace detail
 }  // namespace dts::conformance
