@@ -1,8 +1,8 @@
 // The seam's Comm on MPI (DESIGN.md §2), with the simulator's semantics: a send snapshots its data (unless
 // SendOptions::borrow) and completes when MPI is done with it; receives match in post order, accept a set
 // of sources, and must have the message's count exactly. Waits poll MPI with a short back-off;
-// wait(timeout) returns kTimeout at the wall-clock deadline. Groups map to world ranks: the algorithms use point-to-point only,
-// so no MPI communicator per Group is needed yet. A dead peer is never reported as kPeerFailed: Open MPI
+// wait(timeout) returns kTimeout at the wall-clock deadline. Groups map to world ranks: the algorithms use
+// point-to-point only, so no MPI communicator per Group is needed yet. A dead peer is never reported as kPeerFailed: Open MPI
 // ends the whole job when a rank dies (no ULFM), so mpirun exits non-zero instead.
 #pragma once
 
