@@ -2,8 +2,8 @@
 // SendOptions::borrow) and completes when MPI is done with it; receives match in post order, accept a set
 // of sources, and must have the message's count exactly. Waits poll MPI with a short back-off;
 // wait(timeout) returns kTimeout at the wall-clock deadline. Groups map to world ranks: the algorithms use
-// point-to-point only, so no MPI communicator per Group is needed yet. A dead peer is never reported as kPeerFailed: Open MPI
-// ends the whole job when a rank dies (no ULFM), so mpirun exits non-zero instead.
+// point-to-point only, so no MPI communicator per Group is needed yet. A dead peer is never reported as
+// kPeerFailed: Open MPI ends the whole job when a rank dies (no ULFM), so mpirun exits non-zero instead.
 #pragma once
 
 #include <memory>
