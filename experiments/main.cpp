@@ -1,9 +1,8 @@
 // dtsim: the command line. main() is the single error boundary (STYLE.md §8): bad input exits 2 with a
 // message naming the file and key, other failures exit 1.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "algorithms/algorithm.hpp"
 #include "experiments/bench/bench.hpp"

@@ -52,7 +52,8 @@ MpiComm::~MpiComm() = default;
 double MpiComm::now_s() const { return MPI_Wtime() - t0_; }
 
 Request MpiComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {  // modeled_bytes: sim only
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts.borrow), hang_timeout_s_));
+  return Request(
+      std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts.borrow), hang_timeout_s_));
 }
 
 Request MpiComm::irecv(Rank src, Tag tag, Slice data) {

@@ -244,9 +244,7 @@ std::string Engine::describe(const Op& op) {
 
 void Engine::quiesce(double hang_timeout_s) {
   DTS_ASSERT(!quiesced_, "quiesce called twice");
-  const auto hung = [&](const char* what) {
-    return CommError(hang_message(hang_timeout_s, what));
-  };
+  const auto hung = [&](const char* what) { return CommError(hang_message(hang_timeout_s, what)); };
   // 1. This rank's sends complete: every receiver drains its incoming messages while it waits here too.
   const bool sent = poll_until(
       [this] {

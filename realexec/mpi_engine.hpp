@@ -36,7 +36,7 @@ struct Staged {
 struct Op {
   bool is_recv = false;
   bool done = false;
-  Rank dst = -1;                       // send: its destination
+  Rank dst = -1;  // send: its destination
   Status status = Status::kOk;
   Rank source = -1;                    // sender of a matched receive
   MPI_Request req = MPI_REQUEST_NULL;  // send: the MPI_Isend; matched receive: the MPI_Imrecv into buf

@@ -92,8 +92,8 @@ bool SimWorld::matches(const OpState& op, const Message& msg) {
 
 void SimWorld::complete_recv(OpState& op, const Message& msg) {
   DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
-                                            " floats for a message of " + std::to_string(msg.count) +
-                                            " (tag " + std::to_string(msg.tag) + ")");
+                                            " floats for a message of " + std::to_string(msg.count) + " (tag " +
+                                            std::to_string(msg.tag) + ")");
   if (!op.buf.data.empty() && msg.values()) rules::copy(op.buf, ConstSlice({msg.values(), msg.count}));
   op.source = msg.src;
   op.trace = msg.trace;

@@ -10,9 +10,8 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <vector>
-
 #include <simgrid/s4u.hpp>
+#include <vector>
 
 #include "algorithms/api/comm.hpp"
 
@@ -28,8 +27,8 @@ struct OpState {
   Rank owner = -1;   // the rank that waits on it
   Rank source = -1;  // sender of a completed receive
   Tag tag = 0;
-  std::vector<Rank> srcs;  // receive: acceptable senders
-  Slice buf;               // receive: destination buffer
+  std::vector<Rank> srcs;            // receive: acceptable senders
+  Slice buf;                         // receive: destination buffer
   std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
 };
 
@@ -76,8 +75,8 @@ class SimWorld {
     simgrid::s4u::ConditionVariablePtr cv;
     std::deque<std::shared_ptr<Message>> unexpected;
     std::vector<std::shared_ptr<OpState>> posted;
-    std::vector<std::uint64_t> next_seq_out;                     // per destination
-    std::vector<std::uint64_t> next_seq_in;                      // per source
+    std::vector<std::uint64_t> next_seq_out;                                  // per destination
+    std::vector<std::uint64_t> next_seq_in;                                   // per source
     std::map<std::pair<Rank, std::uint64_t>, std::shared_ptr<Message>> held;  // arrived out of order
     std::uint64_t bytes_sent = 0, bytes_received = 0;
   };

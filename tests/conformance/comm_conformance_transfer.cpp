@@ -1,6 +1,6 @@
 // Transfer cases of the conformance suite: zero-length and 64 MB messages (into a posted receive and as an
-// unexpected one), the send snapshot, borrowed sends, byte counters, sends to oneself, a spawned activity sharing the Comm,
-// and the collectives (ring and tree allreduce, groups of 1) on top of it all.
+// unexpected one), the send snapshot, borrowed sends, byte counters, sends to oneself, a spawned activity sharing the
+// Comm, and the collectives (ring and tree allreduce, groups of 1) on top of it all.
 #include <numeric>
 
 #include "algorithms/api/compute.hpp"
@@ -223,7 +223,9 @@ Case collectives() {
 
 }  // namespace
 
-std::vector<Case> transfer_cases() { return {zero_and_large(), borrowed_send(), self_send(), spawned_activity(), collectives()}; }
+std::vector<Case> transfer_cases() {
+  return {zero_and_large(), borrowed_send(), self_send(), spawned_activity(), collectives()};
+}
 
 }  // namespace detail
 }  // namespace dts::conformance

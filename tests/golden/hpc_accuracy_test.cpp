@@ -11,7 +11,6 @@
 // A tolerance of 0.025 admits staleness (Async MSGD trails by about 0.018: staleness acts as extra momentum,
 // Mitliagkas et al. 2016) but not a broken update (accuracy near 0.1) or a lost worker.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <sstream>
 
@@ -100,9 +99,9 @@ TEST_CASE("EASGD family for HPC: each algorithm reaches its synchronous counterp
     acc[name] = (c[c.size() - 1] + c[c.size() - 2]) / 2;
   }
   const std::vector<std::pair<std::string, std::string>> counterpart = {
-      {"async_sgd", "sync_sgd"},          {"hogwild_sgd", "sync_sgd"},        {"async_msgd", "sync_msgd"},
-      {"easgd_original", "easgd_sync1"}, {"easgd_async", "easgd_sync1"},     {"easgd_hogwild", "easgd_sync1"},
-      {"measgd_async", "easgd_sync_m"},  {"easgd_sync2", "easgd_sync1"},     {"easgd_sync3", "easgd_sync1"}};
+      {"async_sgd", "sync_sgd"},         {"hogwild_sgd", "sync_sgd"},    {"async_msgd", "sync_msgd"},
+      {"easgd_original", "easgd_sync1"}, {"easgd_async", "easgd_sync1"}, {"easgd_hogwild", "easgd_sync1"},
+      {"measgd_async", "easgd_sync_m"},  {"easgd_sync2", "easgd_sync1"}, {"easgd_sync3", "easgd_sync1"}};
   for (const auto& [algo, sync] : counterpart) {
     INFO(algo << " " << acc[algo] << " vs " << sync << " " << acc[sync]);
     CHECK(acc[algo] >= acc[sync] - 0.025);

@@ -20,8 +20,8 @@ namespace {
 // `env mpirun -np N dtsim ARGS`, its exit code and stderr; stdout is left in dir/stdout.txt.
 CliResult mpirun(int np, const std::string& args, const fs::path& dir, const std::string& env = "") {
   const std::string cmd = env + " " + DTS_MPIEXEC + " --oversubscribe --mca mpi_yield_when_idle 1 --timeout 120 -np " +
-                          std::to_string(np) + " " + DTSIM_BINARY + " " + args + " > " +
-                          (dir / "stdout.txt").string() + " 2> " + (dir / "stderr.txt").string();
+                          std::to_string(np) + " " + DTSIM_BINARY + " " + args + " > " + (dir / "stdout.txt").string() +
+                          " 2> " + (dir / "stderr.txt").string();
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stderr.txt")};
 }
