@@ -5,6 +5,7 @@
 // average, a copy to every rank; easgd_async with tau = 1: the elastic differences and updates of worker and
 // center) without messages, actors or snapshots. Each run is a child process (SimGrid allows one engine per
 // process; fresh memory for both), simulated and bare alternate, and the ratio is taken per pair.
+#include <omp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,15 +17,13 @@
 #include <functional>
 #include <iostream>
 
-#include <omp.h>
-
 #include "algorithms/rules/vector_ops.hpp"
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/results.hpp"
+#include "experiments/runner/run.hpp"
 #include "kernels/model/trainer.hpp"
 #include "sim/launcher.hpp"
-#include "sim/sim_compute.hpp"
 
 namespace dts::bench {
 namespace {
@@ -86,19 +85,8 @@ Timing timed_in_child(const std::function<void()>& fn) {
 
 // The simulated run, as exp::run_plan does it, without evaluation and result files.
 void simulated(const exp::Plan& plan) {
-  sim::ModelSetup setup;
-  setup.trainer = exp::trainer_setup(plan);
-  setup.step_time_s = plan.step_time_s;
   exp::MetricsLog log;
-  sim::SimJob job;
-  job.platform = plan.platform;
-  job.ranks = plan.ranks;
-  job.workers = plan.workers;
-  job.steps = plan.steps;
-  job.main = plan.main;
-  job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(setup, r, plan.platform.device, host);
-  };
+  sim::SimJob job = exp::sim_job(plan);
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<exp::MetricsRecorder>(comm, log, nullptr, nullptr, 0, plan.log_every_steps);
   };
@@ -135,12 +123,12 @@ void bare(const exp::Plan& plan) {
     for (std::int64_t step = 0; step < plan.steps; ++step)
       for (std::size_t w = 0; w < P; ++w) {
         workers[w]->forward_backward(x[w], g[w]);
-        rules::copy(Slice(center_copy), Slice(center));                                  // the center's reply
-        rules::elastic_diff(Slice(incoming), Slice(x[w]), Slice(center), alpha);         // center:
-        rules::axpy(Slice(center), 1.0f, Slice(incoming));                               //   W~ += a (W - W~)
-        rules::elastic_diff(Slice(diff), Slice(x[w]), Slice(center_copy), alpha);        // worker:
-        workers[w]->optimizer_step(x[w], g[w]);                                          //   W -= eta dW
-        rules::axpy(Slice(x[w]), -1.0f, Slice(diff));                                    //   W -= a (W - W~)
+        rules::copy(Slice(center_copy), Slice(center));                            // the center's reply
+        rules::elastic_diff(Slice(incoming), Slice(x[w]), Slice(center), alpha);   // center:
+        rules::axpy(Slice(center), 1.0f, Slice(incoming));                         //   W~ += a (W - W~)
+        rules::elastic_diff(Slice(diff), Slice(x[w]), Slice(center_copy), alpha);  // worker:
+        workers[w]->optimizer_step(x[w], g[w]);                                    //   W -= eta dW
+        rules::axpy(Slice(x[w]), -1.0f, Slice(diff));                              //   W -= a (W - W~)
       }
   } else {
     throw InputError("--algorithms", "no bare loop for '" + plan.algorithm + "' (allreduce_sgd, easgd_async)");

@@ -6,6 +6,8 @@
 // of the per-iteration figure: a recorder stamps the wall clock when every worker has finished step k, and
 // an iteration is (stamp[N] - stamp[1]) / (N - 1). A case predicted (from the smaller sizes of its series)
 // to take more than --budget-s is skipped, and so are the larger sizes after it. Then SMPI side by side.
+#include "experiments/bench/bench_scale.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,11 +21,10 @@
 #include <map>
 
 #include "experiments/bench/bench.hpp"
-#include "experiments/bench/bench_scale.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/results.hpp"
+#include "experiments/runner/run.hpp"
 #include "sim/launcher.hpp"
-#include "sim/sim_compute.hpp"
 
 namespace dts::bench {
 namespace scale {
@@ -157,35 +158,23 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
     a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
   }
   const int ranks = algo == "async_sgd" ? workers + 1 : workers;
-  return {{"schema_version", 1},
-          {"name", "bench_scale"},
-          {"seed", 1},
-          {"platform", scale::platform_json(platform, ranks)},
-          {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
-          {"data", {{"name", "imagenet"}, {"modeled", true}}},
-          {"algorithm", a},
-          {"run",
-           {{"steps", steps}, {"eval_every_steps", 0}, {"fidelity", fidelity}, {"ring_flow_budget", ring_flow_budget}}}};
+  return {
+      {"schema_version", 1},
+      {"name", "bench_scale"},
+      {"seed", 1},
+      {"platform", scale::platform_json(platform, ranks)},
+      {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
+      {"data", {{"name", "imagenet"}, {"modeled", true}}},
+      {"algorithm", a},
+      {"run",
+       {{"steps", steps}, {"eval_every_steps", 0}, {"fidelity", fidelity}, {"ring_flow_budget", ring_flow_budget}}}};
 }
 
 ChildResult run_case(const exp::Plan& plan) {
-  sim::ModelSetup setup;
-  setup.trainer = exp::trainer_setup(plan);
-  setup.step_time_s = plan.step_time_s;
   Stamps stamps;
   stamps.workers = plan.workers;
   const int first_worker = plan.ranks - plan.workers;
-  sim::SimJob job;
-  job.platform = plan.platform;
-  job.ranks = plan.ranks;
-  job.workers = plan.workers;
-  job.steps = plan.steps;
-  job.fidelity = plan.fidelity;
-  job.ring_flow_budget = plan.ring_flow_budget;
-  job.main = plan.main;
-  job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(setup, r, sim::device_of_host(plan.platform, host), host);
-  };
+  sim::SimJob job = exp::sim_job(plan);
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<StampRecorder>(comm, stamps, comm.rank() >= first_worker);
   };
@@ -268,8 +257,7 @@ int run_scale(Options o) {
           std::snprintf(sim_s, sizeof sim_s, "%.6g", stats_of(sim).median);
           std::snprintf(setup_s, sizeof setup_s, "%.3g", stats_of(setup).median);
           std::printf("%-9s %-8s %-10s %7d  %-26s %-10s %8s %14s\n", algo.c_str(), platform.c_str(), fidelity.c_str(),
-                      P, format_stats(stats_of(wall), 3).c_str(), setup_s,
-                      mb(stats_of(peak).max).c_str(), sim_s);
+                      P, format_stats(stats_of(wall), 3).c_str(), setup_s, mb(stats_of(peak).max).c_str(), sim_s);
           std::fflush(stdout);
         }
       }

@@ -21,18 +21,10 @@ namespace fs = std::filesystem;
 
 namespace dts::exp {
 
-void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args) {
-  const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
-  sim::ModelSetup setup;
-  model::TrainerSetup& t = setup.trainer;
-  t = trainer_setup(plan);
-  setup.step_time_s = plan.step_time_s;
-
-  MetricsLog log;
-  std::unique_ptr<Evaluator> evaluator;
-  if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, t.backend, plan.data->test);
-  Progress progress(label, plan.steps);
-
+sim::SimJob sim_job(const Plan& plan) {
+  auto setup = std::make_shared<sim::ModelSetup>();
+  setup->trainer = trainer_setup(plan);
+  setup->step_time_s = plan.step_time_s;
   sim::SimJob job;
   job.platform = plan.platform;
   job.ranks = plan.ranks;
@@ -41,10 +33,21 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   job.fidelity = plan.fidelity;
   job.ring_flow_budget = plan.ring_flow_budget;
   job.main = plan.main;
-  job.simgrid_args = simgrid_args;
-  job.make_compute = [&](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(setup, r, sim::device_of_host(plan.platform, host), host);
+  job.make_compute = [setup, &plan](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
+    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(plan.platform, host), host);
   };
+  return job;
+}
+
+void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args) {
+  const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
+  MetricsLog log;
+  std::unique_ptr<Evaluator> evaluator;
+  if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, trainer_setup(plan).backend, plan.data->test);
+  Progress progress(label, plan.steps);
+
+  sim::SimJob job = sim_job(plan);
+  job.simgrid_args = simgrid_args;
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress, plan.eval_every_steps,
                                              plan.log_every_steps);
@@ -57,8 +60,8 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   const RunOutcome totals{"simulated", outcome.simulated_time_s, outcome.messages, outcome.bytes_sent,
                           outcome.bytes_received};
   nlohmann::json s = summary(plan, totals, log);
-  s["time_breakdown"] = time_breakdown(outcome.actor_times, plan.ranks, plan.workers, master_rank(plan),
-                                       outcome.simulated_time_s);
+  s["time_breakdown"] =
+      time_breakdown(outcome.actor_times, plan.ranks, plan.workers, master_rank(plan), outcome.simulated_time_s);
   write_results(dir, plan, versions, log, s);
 }
 

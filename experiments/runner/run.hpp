@@ -7,8 +7,13 @@
 #include <vector>
 
 #include "experiments/runner/experiment.hpp"
+#include "sim/launcher.hpp"
 
 namespace dts::exp {
+
+// The simulation of a plan: its platform, ranks, steps, fidelity and algorithm, and each rank's SimCompute
+// on its host's device. The caller adds a recorder (and SimGrid arguments); `plan` must outlive the job.
+sim::SimJob sim_job(const Plan& plan);
 
 struct RunOptions {
   std::string experiment_file;
