@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "algorithms/api/collective_only_compute.hpp"
 #include "realexec/mpi_check.hpp"
 #include "realexec/mpi_comm.hpp"
 
@@ -11,20 +12,6 @@ namespace {
 
 constexpr Tag kBenchTag = 1000;  // tree_allreduce also uses kBenchTag + 1
 constexpr int kMaxIters = 1000;
-
-// The collectives only charge elementwise passes to a Compute; on real processes that costs nothing extra.
-class NoCompute final : public Compute {
- public:
-  std::size_t num_params() const override { return 0; }
-  bool real() const override { return true; }
-  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
-  void init_params(Slice) override {}
-  float forward_backward(ConstSlice, Slice) override { return 0; }
-  void optimizer_step(Slice, ConstSlice) override {}
-  double learning_rate() const override { return 0; }
-  void charge_elementwise(std::size_t, int) override {}
-};
 
 double max_over_ranks(double value) {
   double out = 0;
@@ -42,7 +29,7 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
     max_bytes = std::max(max_bytes, b);
   }
   MpiComm comm(session);
-  NoCompute compute;
+  CollectiveOnlyCompute compute;  // the additions cost what they cost on this CPU
   const Group everyone = Group::range(0, comm.size());
   const int P = comm.size();
   const float expect = static_cast<float>(P * (P + 1) / 2);

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/api/collective_only_compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "experiments/bench/bench.hpp"
 #include "experiments/bench/bench_scale.hpp"
@@ -32,24 +33,6 @@ constexpr int kCalls = 2;  // measured calls after the warm-up
 double wall_now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-// Modeled numerics, nothing charged: only the network takes simulated time.
-class NetworkOnlyCompute final : public Compute {
- public:
-  explicit NetworkOnlyCompute(std::size_t n) : n_(n) {}
-  std::size_t num_params() const override { return n_; }
-  bool real() const override { return false; }
-  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
-  void init_params(Slice) override {}
-  float forward_backward(ConstSlice, Slice) override { return 0; }
-  void optimizer_step(Slice, ConstSlice) override {}
-  double learning_rate() const override { return 0; }
-  void charge_elementwise(std::size_t, int) override {}
-
- private:
-  std::size_t n_;
-};
 
 ChildResult ours(const sim::PlatformSpec& spec, int P, std::size_t floats, const std::string& algo,
                  sim::Fidelity fidelity) {
@@ -71,7 +54,7 @@ ChildResult ours(const sim::PlatformSpec& spec, int P, std::size_t floats, const
     }
   };
   job.make_compute = [&](Rank, simgrid::s4u::Host*) -> std::unique_ptr<Compute> {
-    return std::make_unique<NetworkOnlyCompute>(floats);
+    return std::make_unique<CollectiveOnlyCompute>(floats, false);
   };
   struct NoRecorder final : Recorder {
     void step(std::int64_t, float) override {}
@@ -103,7 +86,9 @@ std::string xml_of(const sim::PlatformSpec& spec, int hosts) {
   } else {
     DTS_ASSERT(spec.topology == "star", "bench scale: SMPI export of star and fat-tree platforms only");
   }
-  const char* sharing = spec.sharing == "split_duplex" ? "SPLITDUPLEX" : spec.sharing == "fatpipe" ? "FATPIPE" : "SHARED";
+  const char* sharing = spec.sharing == "split_duplex" ? "SPLITDUPLEX"
+                        : spec.sharing == "fatpipe"    ? "FATPIPE"
+                                                       : "SHARED";
   x << " radical=\"0-" << hosts - 1 << "\" speed=\"" << spec.device.peak_flops << "f\" bw=\""
     << spec.link_bandwidth_bps / 8 << "Bps\" lat=\"" << spec.link_latency_s << "s\" sharing_policy=\"" << sharing
     << "\"/>\n</platform>\n";
@@ -193,8 +178,8 @@ bool smpi_side_by_side(const SmpiOptions& o) {
   }
   std::cout << "\nSMPI side by side: one allreduce of " << o.bytes / 1e6 << " MB (floats) alone, additions not "
             << "charged; ours per fidelity against SMPI's MPI_Allreduce (SMPI_SHARED_MALLOC; ring: smpi/allreduce:lr, "
-            << "tree: redbcast) on the same platform as SimGrid XML; median of up to " << o.reps
-            << " runs of " << kCalls << " calls after a warm-up; ratio = ours / SMPI\n";
+            << "tree: redbcast) on the same platform as SimGrid XML; median of up to " << o.reps << " runs of "
+            << kCalls << " calls after a warm-up; ratio = ours / SMPI\n";
   std::printf("%-8s %-5s %7s  %-16s %12s %9s %16s %11s %11s\n", "platform", "algo", "workers", "who", "wall s/call",
               "peak MB", "simulated s/call", "wall ratio", "sim ratio");
   std::fflush(stdout);

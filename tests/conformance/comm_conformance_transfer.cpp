@@ -3,6 +3,7 @@
 // Comm, and the collectives (ring and tree allreduce, groups of 1) on top of it all.
 #include <numeric>
 
+#include "algorithms/api/collective_only_compute.hpp"
 #include "algorithms/api/compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "tests/conformance/comm_conformance.hpp"
@@ -177,26 +178,12 @@ Case spawned_activity() {
           }};
 }
 
-// The collectives only need charge_elementwise from a Compute.
-class NoCompute final : public Compute {
- public:
-  std::size_t num_params() const override { return 0; }
-  bool real() const override { return true; }
-  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
-  void init_params(Slice) override {}
-  float forward_backward(ConstSlice, Slice) override { return 0; }
-  void optimizer_step(Slice, ConstSlice) override {}
-  double learning_rate() const override { return 0; }
-  void charge_elementwise(std::size_t, int) override {}
-};
-
 // Ring and tree allreduce of v_r[i] = r * 1000 + i over the 4 ranks (11 floats: uneven ring chunks), and
 // over a group of one rank (itself).
 Case collectives() {
   return {"collectives", "ring and tree allreduce built on the Comm give exact sums; a group of 1 is a no-op",
           [](Comm& comm, Node&, nlohmann::json& f) {
-            NoCompute compute;
+            CollectiveOnlyCompute compute;
             const Rank me = comm.rank();
             for (const auto algo : {collectives::AllreduceAlgo::kRing, collectives::AllreduceAlgo::kTree}) {
               std::vector<float> v(11);

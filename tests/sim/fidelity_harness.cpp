@@ -9,6 +9,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "algorithms/api/collective_only_compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "tests/sim/sim_harness.hpp"
 
@@ -21,16 +22,8 @@ const std::vector<std::string> kOps = {"ring_allreduce", "tree_allreduce", "tree
                                        "ring_allgather", "ring_reduce_scatter", "pairwise_exchange"};
 
 // Additions cost what they cost on a 20 GB/s device, linear in n (Compute::charge_elementwise).
-class LinearCompute final : public Compute {
+class LinearCompute final : public CollectiveOnlyCompute {
  public:
-  std::size_t num_params() const override { return 0; }
-  bool real() const override { return true; }
-  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
-  void init_params(Slice) override {}
-  float forward_backward(ConstSlice, Slice) override { return 0; }
-  void optimizer_step(Slice, ConstSlice) override {}
-  double learning_rate() const override { return 0; }
   void charge_elementwise(std::size_t n, int streams) override {
     simgrid::s4u::this_actor::sleep_for(static_cast<double>(n) * streams * sizeof(float) / 20e9);
   }

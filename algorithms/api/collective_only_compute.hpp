@@ -1,0 +1,28 @@
+// A Compute for running collectives on their own (benches, tests): no model, no training. The collectives
+// only call charge_elementwise, free here; override it to charge time for the additions.
+#pragma once
+
+#include "algorithms/api/compute.hpp"
+
+namespace dts {
+
+class CollectiveOnlyCompute : public Compute {
+ public:
+  explicit CollectiveOnlyCompute(std::size_t num_params = 0, bool real = true)
+      : num_params_(num_params), real_(real) {}
+  std::size_t num_params() const override { return num_params_; }
+  bool real() const override { return real_; }
+  std::vector<model::ParamBlock> param_blocks() const override { return {}; }
+  std::int64_t steps_per_epoch() const override { return 1; }
+  void init_params(Slice) override {}
+  float forward_backward(ConstSlice, Slice) override { return 0; }
+  void optimizer_step(Slice, ConstSlice) override {}
+  double learning_rate() const override { return 0; }
+  void charge_elementwise(std::size_t, int) override {}
+
+ private:
+  std::size_t num_params_;
+  bool real_;
+};
+
+}  // namespace dts
