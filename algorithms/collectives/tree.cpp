@@ -1,6 +1,7 @@
 // Binomial trees (as MPICH's MPIR_Reduce_binomial / MPIR_Bcast_binomial), over group indices relative to
 // the root. Reduce: in round k, members with bit k set send their partial sum to the member 2^k below them
-// and drop out. Broadcast: the same tree walked from the root down, a parent serving its children in turn.
+// and drop out; a parent's children complete their subtrees a round apart, so their sends reach it in turn.
+// Broadcast: the same tree walked from the root down, a parent serving its children in turn.
 #include "algorithms/collectives/collectives.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
