@@ -287,11 +287,14 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
       std::vector<float>().swap(me.payload);
     }
   }
-  // 2. Forward to my children, largest subtree first, all at once; each is served as its flow completes.
+  // 2. Forward to my children one after the other, largest subtree first, each flow arrived before the next.
   const std::uint64_t bytes = sizeof(float) * call.data.count;
-  std::vector<sg4::CommPtr> flows;
-  std::vector<Member*> receivers;
-  auto deliver = [&](Member& child) {
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (vr + mask >= P) continue;
+    Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
+    world_.account(call.self, child.rank, bytes, 1);
+    child.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(child.rank));
+    if (world_.host(call.self) != world_.host(child.rank)) sg4::Comm::sendto(world_.host(call.self), world_.host(child.rank), bytes);
     if (real) {
       if (child.arrived) {
         rules::copy(child.data, call.data);
@@ -302,24 +305,6 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
     TimeAccount::arrived(child.trace.get());
     child.delivered = true;
     world_.wake(child.rank);
-  };
-  for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (vr + mask >= P) continue;
-    Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
-    world_.account(call.self, child.rank, bytes, 1);
-    child.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(child.rank));
-    if (world_.host(call.self) == world_.host(child.rank)) {
-      deliver(child);
-    } else {
-      flows.push_back(sg4::Comm::sendto_async(world_.host(call.self), world_.host(child.rank), bytes));
-      receivers.push_back(&child);
-    }
-  }
-  while (!flows.empty()) {
-    const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(flows));
-    deliver(*receivers[i]);
-    flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(i));
-    receivers.erase(receivers.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 

@@ -1,6 +1,7 @@
 // Binomial trees (as MPICH's MPIR_Reduce_binomial / MPIR_Bcast_binomial), over group indices relative to
 // the root. Reduce: in round k, members with bit k set send their partial sum to the member 2^k below them
-// and drop out. Broadcast: the same tree walked from the root down.
+// and drop out; a parent's children complete their subtrees a round apart, so their sends reach it in turn.
+// Broadcast: the same tree walked from the root down, a parent serving its children in turn.
 #include "algorithms/collectives/collectives.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -41,12 +42,11 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
     }
     mask <<= 1;
   }
-  // 2. Forward to my children, largest subtree first.
-  std::vector<Request> sends;
+  // 2. Forward to my children one after the other, largest subtree first, each send done (delivered)
+  // before the next: the children do not share my link, and the whole costs lg P (alpha + n beta).
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (vr + mask < P) sends.push_back(comm.isend(group.world_rank((vr + mask + root) % P), tag, data));
+    if (vr + mask < P) comm.send(group.world_rank((vr + mask + root) % P), tag, data);
   }
-  for (auto& s : sends) s.wait_ok();
 }
 
 void tree_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {

@@ -1,6 +1,6 @@
 // Synchronous EASGD on the quadratic problem. At the fixed point of eq. (1)-(2) the center is the mean of
 // the workers and the workers' stationarity conditions sum to mean(x) = mean(c), so the center lands on
-// the mean of the c_i exactly (synchronous: no oscillation). Also: tree message counts and heights, the
+// the mean of the c_i exactly (synchronous: no oscillation). Also: tree message counts, the exchange's critical path, the
 // overlap of variant 3 (max instead of sum), per-layer messages, and determinism under changed timing.
 #include <catch2/catch.hpp>
 
@@ -34,18 +34,21 @@ TEST_CASE("easgd_sync converges to the mean of the targets with tree message cou
   REQUIRE(out["messages"] == 2 * (n - 1) * exchanges);
 }
 
-TEST_CASE("easgd_sync: one exchange takes twice the tree's height in latencies", "[algorithms]") {
+TEST_CASE("easgd_sync: one exchange takes the trees' critical path in latencies", "[algorithms]") {
   /* In details:
    *   o variant 2 (trees over the P workers), 1 parameter, 1 Tb/s links with 50 us latency: a message
    *     takes m = 100 us + 32 ns; F/B takes F = 1 ms; updates are free; 10 steps
-   *   o a binomial parent posts its sends to all its children at once, so on a latency-bound network the
-   *     member at relative index v hears the broadcast after popcount(v) messages, and the reduce climbs
-   *     the same tree: the height is max popcount(v) over v < P, which is log2 P for powers of two
+   *   o a binomial parent sends to its children one after the other, largest subtree first, each send
+   *     delivered before the next; in the reduce, a member sends its partial sum once its subtree's arrived
+   *   o the root (the master) is the critical path: F/B, then the broadcast and the reduce. Its broadcast
+   *     ends after ceil(lg P) messages; its reduce waits for the subtree served last. P = 5: member 1 hears
+   *     at 3 m and answers at 4 m, member 2 hears at 2 m, serves 3 at 3 m, hears back at 4 m and answers
+   *     at 5 m: 5 messages. P = 2^k: 2 k messages (as many as the old all-at-once sends, whose member v
+   *     heard after popcount(v) messages: 4 for P = 5 and 7).
    * Expectations
-   *   o the master (rank 1) is the critical path: F/B, then the broadcast and the reduce, a height each:
-   *     end = 10 * (F + 2 height m), up to the few ns by which a parent's concurrent sends share its link
+   *   o end = 10 * (F + messages m), up to the few ns of the 4-byte payloads
    */
-  const auto [P, height] = GENERATE(table<int, int>({{2, 1}, {4, 2}, {5, 2}, {7, 2}, {8, 3}}));
+  const auto [P, messages] = GENERATE(table<int, int>({{2, 2}, {4, 4}, {5, 5}, {7, 5}, {8, 6}}));
   AlgoRun run = sync_run(P, 2);
   run.problem.dim = 1;
   run.steps = 10;
@@ -53,7 +56,7 @@ TEST_CASE("easgd_sync: one exchange takes twice the tree's height in latencies",
   const auto out = dts::test::run_quadratic(run);
   REQUIRE(!out.contains("error"));
   const double m = 100e-6 + 32 / 1e12;
-  REQUIRE(out["end_s"].get<double>() == Approx(10 * (1e-3 + 2 * height * m)).epsilon(1e-6));
+  REQUIRE(out["end_s"].get<double>() == Approx(10 * (1e-3 + messages * m)).epsilon(1e-6));
 }
 
 TEST_CASE("easgd_sync: variant 3 overlaps the exchange with F/B, with variant 2's numbers", "[algorithms]") {
