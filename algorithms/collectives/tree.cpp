@@ -6,6 +6,10 @@
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts::collectives {
+namespace {
+// A blocking send returns once delivered, and nothing else writes `data` meanwhile: read it in place.
+const SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
+}  // namespace
 
 void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag) {
   const int P = group.size();
@@ -16,7 +20,7 @@ void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, i
   Vec inbox(data.count, data.real());
   for (int mask = 1; mask < P; mask <<= 1) {
     if (vr & mask) {  // 1. send my partial sum down the tree and stop
-      comm.send(group.world_rank((vr - mask + root) % P), tag, data);
+      comm.send(group.world_rank((vr - mask + root) % P), tag, data, kInPlace);
       return;
     }
     if (vr + mask < P) {  // 2. add the partial sum of the subtree rooted at vr + mask
@@ -45,7 +49,7 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
   // 2. Forward to my children one after the other, largest subtree first, each send done (delivered)
   // before the next: the children do not share my link, and the whole costs lg P (alpha + n beta).
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (vr + mask < P) comm.send(group.world_rank((vr + mask + root) % P), tag, data);
+    if (vr + mask < P) comm.send(group.world_rank((vr + mask + root) % P), tag, data, kInPlace);
   }
 }
 
