@@ -149,9 +149,11 @@ std::string find_peers_dir(const Options& o) {
   return "";
 }
 
-// Environment of a peer run: OpenBLAS's AVX-512 kernels (Debian's 0.3.21 does not know this CPU).
+// Environment of a peer run: OpenBLAS's AVX-512 kernels. Debian's 0.3.21 does not know this CPU, and a
+// machine-wide OPENBLAS_CORETYPE (this project's image sets Haswell) would hold the peer back as well, so it
+// is not inherited: DTS_PEER_OPENBLAS_CORETYPE picks another.
 std::string peer_env() {
-  const char* core = std::getenv("OPENBLAS_CORETYPE");
+  const char* core = std::getenv("DTS_PEER_OPENBLAS_CORETYPE");
   return std::string("OPENBLAS_CORETYPE=") + (core ? core : "Cooperlake") + " ";
 }
 
