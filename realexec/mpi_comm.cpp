@@ -56,8 +56,9 @@ Request MpiComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& op
       std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts.borrow), hang_timeout_s_));
 }
 
-Request MpiComm::irecv(Rank src, Tag tag, Slice data) {
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data), hang_timeout_s_));
+Request MpiComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
+  return Request(
+      std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data, opts.add), hang_timeout_s_));
 }
 
 Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {

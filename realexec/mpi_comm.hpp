@@ -27,7 +27,7 @@ class MpiComm final : public Comm {
   int size() const override { return size_; }
   double now_s() const override;  // wall seconds since the constructor's barrier (MPI_Wtime)
   Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
-  Request irecv(Rank src, Tag tag, Slice data) override;
+  Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override;
   Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
   Completion wait_any(std::span<Request> reqs) override;
   // Real bytes of the messages (4 per float): modeled_bytes is a simulator notion and is ignored here.

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <thread>
 
+#include "algorithms/rules/vector_ops.hpp"
 #include "realexec/mpi_check.hpp"
 
 namespace dts::mpi {
@@ -83,7 +84,7 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool b
   return op;
 }
 
-std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf) {
+std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
   DTS_ASSERT(buf.data.size() == buf.count, "the MPI backend receives real data: a modeled (empty) buffer of " +
                                                std::to_string(buf.count) + " floats cannot hold a message");
   for (const Rank r : srcs) DTS_ASSERT(r >= 0 && r < size_, "receive from a rank outside the world");
@@ -92,6 +93,7 @@ std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf
   op->srcs = std::move(srcs);
   op->tag = tag;
   op->buf = buf;
+  op->add = add;
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [&](const std::shared_ptr<Staged>& s) {
     return matches(op->srcs, op->tag, s->src, s->tag);
@@ -118,13 +120,21 @@ void Engine::check_count(const Op& op, std::size_t count, Tag tag) {
 }
 
 void Engine::complete_recv(Op& op) {
+  if (op.add && !op.landing.empty()) {
+    rules::axpy(op.buf, 1.0f, std::span<const float>(op.landing));
+    op.landing = {};
+  }
   bytes_received_ += sizeof(float) * op.buf.count;
   op.status = Status::kOk;
   op.done = true;
 }
 
 void Engine::deliver(Op& op, const Staged& s) {
-  if (!s.data.empty()) std::memcpy(op.buf.data.data(), s.data.data(), s.data.size() * sizeof(float));
+  if (op.add && !s.data.empty()) {
+    rules::axpy(op.buf, 1.0f, std::span<const float>(s.data));
+  } else if (!s.data.empty()) {
+    std::memcpy(op.buf.data.data(), s.data.data(), s.data.size() * sizeof(float));
+  }
   complete_recv(op);
 }
 
@@ -147,7 +157,8 @@ void Engine::progress() {
       posted_.erase(it);
       check_count(*op, static_cast<std::size_t>(count), st.MPI_TAG);
       op->source = st.MPI_SOURCE;
-      float* p = count == 0 ? &zero_length_dummy : op->buf.data.data();
+      if (op->add) op->landing.resize(static_cast<std::size_t>(count));
+      float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.data() : op->buf.data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &op->req));
       in_flight_.push_back(op);
     } else {

@@ -43,7 +43,9 @@ struct Op {
   std::vector<float> payload;          // send: the snapshot, alive until MPI is done with it
   std::vector<Rank> srcs;              // receive: acceptable senders
   Tag tag = 0;
-  Slice buf;  // receive: the caller's buffer
+  Slice buf;                   // receive: the caller's buffer
+  bool add = false;            // receive: buf += message
+  std::vector<float> landing;  // receive with add: where MPI puts the message
 };
 
 // The error of a blocking wait that saw no progress for timeout_s: "waited 300 s for WHAT with no progress...".
@@ -61,7 +63,8 @@ class Engine {
 
   // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it.
   std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, bool borrow = false);
-  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf);
+  // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`.
+  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);
   Status status(const Op& op);

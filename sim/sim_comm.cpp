@@ -17,7 +17,8 @@ class SimRequest final : public detail::RequestImpl {
   Status wait(double timeout_s) override {
     TimeAccount* account = TimeAccount::active();
     if (account != nullptr) account->wait_begin();
-    const bool done = world_.wait_until(op_->owner, [this] { return op_->done; }, timeout_s);
+    const bool done = world_.wait_until(
+        op_->owner, [this] { return op_->done; }, timeout_s);
     if (account != nullptr) account->wait_end(done ? op_->trace.get() : nullptr);
     return done ? op_->status : Status::kTimeout;
   }
@@ -61,9 +62,9 @@ Request SimComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& op
   return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts.borrow)));
 }
 
-Request SimComm::irecv(Rank src, Tag tag, Slice data) {
+Request SimComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
   DTS_ASSERT(src >= 0 && src < size(), "receive from a rank outside the world");
-  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data, opts.add)));
 }
 
 Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {

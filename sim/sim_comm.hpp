@@ -16,7 +16,7 @@ class SimComm final : public Comm {
   int size() const override { return world_.size(); }
   double now_s() const override;
   Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
-  Request irecv(Rank src, Tag tag, Slice data) override;
+  Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override;
   Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
   Completion wait_any(std::span<Request> reqs) override;
   std::uint64_t bytes_sent() const override { return world_.bytes_sent(rank_); }

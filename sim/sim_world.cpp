@@ -94,7 +94,10 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
   DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
                                             " floats for a message of " + std::to_string(msg.count) + " (tag " +
                                             std::to_string(msg.tag) + ")");
-  if (!op.buf.data.empty() && msg.values()) rules::copy(op.buf, ConstSlice({msg.values(), msg.count}));
+  if (!op.buf.data.empty() && msg.values()) {
+    const ConstSlice values({msg.values(), msg.count});
+    op.add ? rules::axpy(op.buf, 1.0f, values) : rules::copy(op.buf, values);
+  }
   op.source = msg.src;
   op.trace = msg.trace;
   op.status = Status::kOk;
@@ -114,7 +117,7 @@ void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   box.cv->notify_all();
 }
 
-std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf) {
+std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
   Box& box = boxes_[static_cast<std::size_t>(me)];
   auto op = std::make_shared<OpState>();
   op->is_recv = true;
@@ -122,6 +125,7 @@ std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Ta
   op->tag = tag;
   op->srcs = std::move(srcs);
   op->buf = buf;
+  op->add = add;
   const auto it = std::find_if(box.unexpected.begin(), box.unexpected.end(),
                                [&](const std::shared_ptr<Message>& m) { return matches(*op, *m); });
   if (it != box.unexpected.end()) {

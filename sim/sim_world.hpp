@@ -29,6 +29,7 @@ struct OpState {
   Tag tag = 0;
   std::vector<Rank> srcs;            // receive: acceptable senders
   Slice buf;                         // receive: destination buffer
+  bool add = false;                  // receive: buf += message
   std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
 };
 
@@ -42,7 +43,8 @@ class SimWorld {
   // straight into a receive that is waiting at arrival, and snapshotted only if none is.
   std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
                                      bool borrow = false);
-  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf);
+  // `add` (RecvOptions::add): the message is added into `buf` rather than copied over it.
+  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
   void cancel(OpState& op);
   // Blocks the calling actor until `ready()` or until timeout_s of simulated time; returns ready().
   template <typename Pred>

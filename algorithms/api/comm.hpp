@@ -23,6 +23,12 @@ struct SendOptions {
   bool borrow = false;
 };
 
+struct RecvOptions {
+  // The message is added into `data` (data += message) instead of copied over it: a reduction step needs no
+  // buffer of its own (the simulator adds straight from the sender's data).
+  bool add = false;
+};
+
 class Comm {
  public:
   virtual ~Comm() = default;
@@ -32,7 +38,7 @@ class Comm {
   virtual double now_s() const = 0;
 
   virtual Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) = 0;
-  virtual Request irecv(Rank src, Tag tag, Slice data) = 0;
+  virtual Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) = 0;
   // Completes on the first message with `tag` from any rank in `srcs` (Gloo's recv(srcRanks)).
   virtual Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) = 0;
   // Blocks until one of the valid requests completes; returns which, and resets that handle (the others

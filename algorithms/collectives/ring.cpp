@@ -10,6 +10,7 @@ int mod(int a, int P) { return ((a % P) + P) % P; }
 
 // Each step waits its send before the chunk sent can change: MPI and the simulator read it in place.
 const SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
+const RecvOptions kAdd{.add = true};
 
 // Reduce-scatter: in step s member r sends chunk (r - s - shift) and adds the received chunk
 // (r - s - 1 - shift) into its own, so afterwards member r holds the full sum of chunk (r + 1 - shift).
@@ -18,15 +19,12 @@ void reduce_scatter_steps(Comm& comm, Compute& compute, const Group& group, Slic
   const int r = group.index_of(comm.rank());
   const Rank right = group.world_rank(mod(r + 1, P));
   const Rank left = group.world_rank(mod(r - 1, P));
-  Vec inbox(ring_chunk(data.count, P, 0).second, data.real());
   for (int s = 0; s < P - 1; ++s) {
     const auto [send_off, send_n] = ring_chunk(data.count, P, mod(r - s - shift, P));
     const auto [recv_off, recv_n] = ring_chunk(data.count, P, mod(r - s - 1 - shift, P));
-    Slice in = inbox.sub(0, recv_n);
-    Request rx = comm.irecv(left, tag, in);
+    Request rx = comm.irecv(left, tag, data.sub(recv_off, recv_n), kAdd);  // the received chunk is added
     Request tx = comm.isend(right, tag, data.sub(send_off, send_n), kInPlace);
     rx.wait_ok();
-    rules::axpy(data.sub(recv_off, recv_n), 1.0f, in);
     compute.charge_elementwise(recv_n, 3);
     tx.wait_ok();
   }

@@ -1,6 +1,6 @@
 // Transfer cases of the conformance suite: zero-length and 64 MB messages (into a posted receive and as an
-// unexpected one), the send snapshot, borrowed sends, byte counters, sends to oneself, a spawned activity sharing the
-// Comm, and the collectives (ring and tree allreduce, groups of 1) on top of it all.
+// unexpected one), the send snapshot, borrowed sends, receives that add, byte counters, sends to oneself, a
+// spawned activity sharing the Comm, and the collectives (ring and tree allreduce, groups of 1) on top of it.
 #include <numeric>
 
 #include "algorithms/api/collective_only_compute.hpp"
@@ -95,6 +95,44 @@ Case borrowed_send() {
           [](const nlohmann::json& f) {
             Expect e;
             e(f[1]["intact"] == nlohmann::json({true, true}), "borrowed messages " + f[1]["intact"].dump());
+            return e.failure;
+          }};
+}
+
+// RecvOptions::add: rank 0 sends 1 MB twice, once into a posted receive with add and once before rank 1
+// posts it (unexpected); both must be added into rank 1's buffer, not copied over it.
+Case add_receive() {
+  return {"add_receive", "a receive with add adds the message into its buffer, posted first or not",
+          [](Comm& comm, Node&, nlohmann::json& f) {
+            constexpr std::size_t n = std::size_t{1} << 18;
+            RecvOptions add;
+            add.add = true;
+            std::vector<float> one = {1};
+            if (comm.rank() == 0) {
+              std::vector<float> v(n);
+              for (std::size_t i = 0; i < n; ++i) v[i] = pattern(i, 0);
+              comm.recv(1, 51, std::span<float>(one));  // rank 1's first receive is posted
+              comm.send(1, 50, std::span<const float>(v));
+              comm.send(1, 52, std::span<const float>(v));
+              comm.send(1, 53, std::span<const float>(one));
+            } else if (comm.rank() == 1) {
+              std::vector<float> first(n, 0.5f), second(n, 0.25f);
+              Request rx = comm.irecv(0, 50, std::span<float>(first), add);
+              comm.send(0, 51, std::span<const float>(one));
+              rx.wait_ok();
+              comm.recv(0, 53, std::span<float>(one));  // the second message is unexpected by now
+              comm.irecv(0, 52, std::span<float>(second), add).wait_ok();
+              bool ok_first = true, ok_second = true;
+              for (std::size_t i = 0; i < n; ++i) {
+                ok_first = ok_first && first[i] == pattern(i, 0) + 0.5f;
+                ok_second = ok_second && second[i] == pattern(i, 0) + 0.25f;
+              }
+              f["added"] = {ok_first, ok_second};
+            }
+          },
+          [](const nlohmann::json& f) {
+            Expect e;
+            e(f[1]["added"] == nlohmann::json({true, true}), "added messages " + f[1]["added"].dump());
             return e.failure;
           }};
 }
@@ -211,7 +249,7 @@ Case collectives() {
 }  // namespace
 
 std::vector<Case> transfer_cases() {
-  return {zero_and_large(), borrowed_send(), self_send(), spawned_activity(), collectives()};
+  return {zero_and_large(), borrowed_send(), add_receive(), self_send(), spawned_activity(), collectives()};
 }
 
 }  // namespace detail
