@@ -1,6 +1,7 @@
 // `dtsim run --backend mpi` end to end, launched under mpirun as a user would: allreduce SGD trains the same
 // model as the simulator, bit for bit; asynchronous EASGD runs to the end and learns; a job of the wrong size
-// and modeled numerics are input errors; a rank that throws or dies ends the job, leaving no result directory.
+// and modeled numerics are input errors; a rank that throws, dies or hangs ends the job, leaving no result
+// directory.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <set>
