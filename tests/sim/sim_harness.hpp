@@ -23,6 +23,7 @@ using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nloh
 // messages sent, out["host"] what the simulation cost on this machine: "wall_s" (engine.run() alone) and
 // "max_rss_kb"; drop it before comparing runs.
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
-                        sim::Fidelity fidelity = sim::Fidelity::kMessage, int max_ring_phases = 0);
+                        sim::Fidelity fidelity = sim::Fidelity::kMessage,
+                        int ring_flow_budget = sim::CollectiveSim::kFlowBudget);
 
 }  // namespace dts::test
