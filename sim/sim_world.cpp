@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "algorithms/rules/vector_ops.hpp"
+#include "sim/actor_stack.hpp"
 #include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -51,7 +52,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   sg4::Host* dst_host = host(dst);
   op->trace = msg->trace = TimeAccount::trace_send(src_host, dst_host);
   // The courier carries the message over the modeled network, then hands it to the destination.
-  sg4::Actor::create("msg", src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
+  start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
     boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
