@@ -24,7 +24,7 @@ SimWorld::SimWorld(std::vector<sg4::Host*> hosts) : boxes_(hosts.size()) {
 
 void SimWorld::Message::own() {
   if (borrowed == nullptr) return;
-  data.reset(new float[count]);
+  data = pool->take(count);
   rules::copy(Slice({data.get(), count}), ConstSlice({borrowed, count}));
   borrowed = nullptr;
 }
@@ -34,12 +34,13 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
+  msg->pool = pool_;
   msg->src = src;
   msg->tag = tag;
   if (!data.data.empty() && borrow) {
     msg->borrowed = data.data.data();
   } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
-    msg->data.reset(new float[data.count]);
+    msg->data = pool_->take(data.count);
     rules::copy(Slice({msg->data.get(), data.count}), data);
   }
   msg->count = data.count;
