@@ -15,6 +15,9 @@ namespace dts::sim {
 inline constexpr unsigned kCourierStackKiB = 32;
 // A spawned activity (SimNode::spawn): a master's server or exchange running collectives and rules.
 inline constexpr unsigned kActivityStackKiB = 1024;
+// A rank runs the model's kernels. glibc serves a calloc of 32 MiB or more with a fresh mmap whatever its
+// dynamic threshold, so the stack is committed as it is used, not zeroed whole (thousands of ranks).
+inline constexpr unsigned kRankStackKiB = 32 * 1024;
 
 // Actor::create with a stack of `stack_kib` KiB, in one simcall as create's, so that the actors of one
 // instant are scheduled exactly as with create.

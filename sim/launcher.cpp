@@ -6,6 +6,7 @@
 
 #include <simgrid/version.h>
 
+#include "sim/actor_stack.hpp"
 #include "sim/sim_comm.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -34,7 +35,7 @@ SimOutcome run_simulation(const SimJob& job) {
 
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
-    sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
+    start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
       const TimeAccount::ActorScope accounted(r);
       try {
         SimComm comm(world, r, collectives.get());
