@@ -14,6 +14,8 @@ namespace {
 
 constexpr Rank kCenter = 0;
 constexpr WorkerTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
+// The center's reply: its buffer is not written until the reply is delivered (free_buffer).
+constexpr SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P
@@ -21,17 +23,40 @@ struct EasgdAsyncConfig {
   bool packed = true;
 };
 
+// A reply with one center buffer, read in place until delivered.
+struct Reply {
+  Transfer transfer;
+  std::size_t buffer = 0;
+};
+
+// A center buffer other than `current` that no reply in flight reads; a new one if all are read.
+std::size_t free_buffer(Compute& compute, std::vector<Vec>& buffers, std::vector<Reply>& replies, std::size_t current) {
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (b != current &&
+        std::none_of(replies.begin(), replies.end(), [&](Reply& r) { return r.buffer == b && !r.transfer.test(); })) {
+      return b;
+    }
+  }
+  buffers.push_back(compute.make_vec());
+  return buffers.size() - 1;
+}
+
 void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64_t tau) {
   Compute& compute = ctx.compute;
-  Vec center = compute.make_vec(), incoming = compute.make_vec(), none(0, true);
-  compute.init_params(center);
+  // W~ lives in buffers[current]. The reply reads it in place, so the update writes W~ + alpha (W^i - W~)
+  // into another buffer (two suffice unless replies queue up on the wire), then that one becomes W~.
+  std::vector<Vec> buffers;
+  buffers.push_back(compute.make_vec());
+  std::size_t current = 0;
+  Vec incoming = compute.make_vec(), none(0, true);
+  compute.init_params(buffers[current]);
   ModelClock clock(ctx.workers, tau, ctx.steps);
-  clock.start(ctx.recorder, center);
+  clock.start(ctx.recorder, buffers[current]);
   std::vector<Rank> workers;
   for (Rank r = 1; r <= ctx.workers; ++r) workers.push_back(r);
   enum { kWeights, kDone };
   std::vector<Request> rx(2);
-  std::vector<Transfer> replies;
+  std::vector<Reply> replies;
   rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
   for (int running = ctx.workers; running > 0;) {
     if (!rx[kWeights].valid()) rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming);
@@ -42,16 +67,19 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
       continue;
     }
     ex.recv_rest(ctx.comm, got.source, kTags.up, incoming);
-    replies.push_back(ex.isend(ctx.comm, got.source, kTags.down, center));  // 2. reply with W~ before the update
-    rules::elastic_diff(incoming, incoming, center, alpha);                   // 3. W~ += alpha (W^i - W~)
-    rules::axpy(center, 1.0f, incoming);
-    compute.charge_elementwise(center.count(), 4);
-    clock.tick(ctx.recorder, center);
-    std::erase_if(replies, [](Transfer& t) { return t.test(); });
+    replies.push_back({ex.isend(ctx.comm, got.source, kTags.down, buffers[current], kInPlace), current});  // 2. reply
+    const std::size_t next = free_buffer(compute, buffers, replies, current);
+    rules::elastic_diff(incoming, incoming, buffers[current], alpha);  // 3. W~ += alpha (W^i - W~)
+    rules::copy(buffers[next], buffers[current]);
+    rules::axpy(buffers[next], 1.0f, incoming);
+    current = next;
+    compute.charge_elementwise(incoming.count(), 4);
+    clock.tick(ctx.recorder, buffers[current]);
+    std::erase_if(replies, [](Reply& r) { return r.transfer.test(); });
   }
   rx[kWeights].cancel();
-  for (auto& t : replies) t.wait_ok();
-  clock.final(ctx.recorder, center);
+  for (auto& r : replies) r.transfer.wait_ok();
+  clock.final(ctx.recorder, buffers[current]);
 }
 
 }  // namespace

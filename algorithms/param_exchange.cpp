@@ -34,9 +34,9 @@ ParamExchange::ParamExchange(const Compute& compute, bool packed) {
   if (pieces_.empty()) pieces_.push_back({0, n});
 }
 
-Transfer ParamExchange::isend(Comm& comm, Rank dst, Tag tag, ConstSlice v) const {
+Transfer ParamExchange::isend(Comm& comm, Rank dst, Tag tag, ConstSlice v, const SendOptions& opts) const {
   std::vector<Request> reqs;
-  for (const auto& p : pieces_) reqs.push_back(comm.isend(dst, tag, v.sub(p.offset, p.count)));
+  for (const auto& p : pieces_) reqs.push_back(comm.isend(dst, tag, v.sub(p.offset, p.count), opts));
   return Transfer(std::move(reqs));
 }
 

@@ -40,10 +40,11 @@ class ParamExchange {
   // [0, num_params) in order.
   ParamExchange(const Compute& compute, bool packed);
 
-  // Point-to-point, piece by piece on one tag.
-  Transfer isend(Comm& comm, Rank dst, Tag tag, ConstSlice v) const;
+  // Point-to-point, piece by piece on one tag; `opts` applies to every piece.
+  Transfer isend(Comm& comm, Rank dst, Tag tag, ConstSlice v, const SendOptions& opts = {}) const;
   Transfer irecv(Comm& comm, Rank src, Tag tag, Slice v) const;
-  void send(Comm& comm, Rank dst, Tag tag, ConstSlice v) const { isend(comm, dst, tag, v).wait_ok(); }
+  // Blocks until delivered, so the pieces are read in place (SendOptions::borrow): no snapshot.
+  void send(Comm& comm, Rank dst, Tag tag, ConstSlice v) const { isend(comm, dst, tag, v, kBorrowed).wait_ok(); }
   void recv(Comm& comm, Rank src, Tag tag, Slice v) const { irecv(comm, src, tag, v).wait_ok(); }
 
   // First come, first served: irecv_first() posts the receive of the first piece only, from any of `srcs`,
@@ -59,6 +60,7 @@ class ParamExchange {
   void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice v, int root, Tag tag) const;
 
  private:
+  static constexpr SendOptions kBorrowed{.modeled_bytes = std::nullopt, .borrow = true};
   struct Piece {
     std::size_t offset = 0, count = 0;
   };

@@ -6,6 +6,7 @@
 
 #include <simgrid/version.h>
 
+#include "sim/actor_stack.hpp"
 #include "sim/sim_comm.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -14,6 +15,9 @@ namespace dts::sim {
 
 SimOutcome run_simulation(const SimJob& job) {
   std::vector<std::string> args = {"dtsim", "--log=xbt_cfg.thres:warning"};
+  // No guard pages where only sim/ starts actors with stacks sized for it (sim/actor_stack.hpp); the
+  // collective fidelity's flow actors keep SimGrid's default stack, too big to calloc per collective.
+  if (job.fidelity == Fidelity::kMessage) args.emplace_back("--cfg=contexts/guard-size:0");
   args.insert(args.end(), job.simgrid_args.begin(), job.simgrid_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -31,7 +35,7 @@ SimOutcome run_simulation(const SimJob& job) {
 
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
-    sg4::Actor::create("rank-" + std::to_string(r), host, [&, r, host] {
+    start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
       const TimeAccount::ActorScope accounted(r);
       try {
         SimComm comm(world, r, collectives.get());

@@ -2,6 +2,7 @@
 // condition variable in simulated time.
 #include "sim/sim_comm.hpp"
 
+#include "sim/actor_stack.hpp"
 #include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -96,7 +97,7 @@ Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
-  return std::make_unique<SimActivity>(sg4::Actor::create(name, host_, [parent, fn = std::move(fn)] {
+  return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB, [parent, fn = std::move(fn)] {
     const TimeAccount::ActorScope accounted(parent);
     fn();
   }));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "algorithms/rules/vector_ops.hpp"
+#include "sim/actor_stack.hpp"
 #include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -23,7 +24,7 @@ SimWorld::SimWorld(std::vector<sg4::Host*> hosts) : boxes_(hosts.size()) {
 
 void SimWorld::Message::own() {
   if (borrowed == nullptr) return;
-  data.reset(new float[count]);
+  data = pool->take(count);
   rules::copy(Slice({data.get(), count}), ConstSlice({borrowed, count}));
   borrowed = nullptr;
 }
@@ -33,12 +34,13 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
+  msg->pool = pool_;
   msg->src = src;
   msg->tag = tag;
   if (!data.data.empty() && borrow) {
     msg->borrowed = data.data.data();
   } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
-    msg->data.reset(new float[data.count]);
+    msg->data = pool_->take(data.count);
     rules::copy(Slice({msg->data.get(), data.count}), data);
   }
   msg->count = data.count;
@@ -51,7 +53,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   sg4::Host* dst_host = host(dst);
   op->trace = msg->trace = TimeAccount::trace_send(src_host, dst_host);
   // The courier carries the message over the modeled network, then hands it to the destination.
-  sg4::Actor::create("msg", src_host, [this, msg, op, src_host, dst_host, dst, bytes] {
+  start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
     boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
+#include "sim/snapshot_pool.hpp"
 
 namespace dts::sim {
 
@@ -61,6 +62,10 @@ class SimWorld {
 
  private:
   struct Message {
+    ~Message() {
+      if (pool) pool->give(std::move(data), count);
+    }
+    std::shared_ptr<SnapshotPool> pool;  // where the snapshot comes from and returns to
     Rank src = -1;
     Tag tag = 0;
     std::unique_ptr<float[]> data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
@@ -89,6 +94,7 @@ class SimWorld {
 
   std::vector<Box> boxes_;
   std::uint64_t messages_ = 0;
+  std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();  // shared: messages may outlive the world
 };
 
 template <typename Pred>
