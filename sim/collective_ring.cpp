@@ -6,6 +6,7 @@
 #include "algorithms/api/compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "algorithms/rules/vector_ops.hpp"
+#include "sim/actor_stack.hpp"
 #include "sim/collective_sim.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -94,7 +95,7 @@ void CollectiveSim::ring_flows(const CollectiveCall& call, Instance& inst, int r
   const Rank right = call.group->world_rank(mod(r + 1, P));
   sg4::Host* src = world_.host(call.self);
   sg4::Host* dst = world_.host(right);
-  auto sender = sg4::Actor::create("ring-flow", src, [&] {
+  auto sender = start_actor("ring-flow", src, kCourierStackKiB, [&] {
     for (int s = 0; s < steps.count(); ++s) {
       world_.wait_until(
           call.self, [&] { return me.steps_allowed > s; }, kForever);

@@ -15,9 +15,8 @@ namespace dts::sim {
 
 SimOutcome run_simulation(const SimJob& job) {
   std::vector<std::string> args = {"dtsim", "--log=xbt_cfg.thres:warning"};
-  // No guard pages where only sim/ starts actors with stacks sized for it (sim/actor_stack.hpp); the
-  // collective fidelity's flow actors keep SimGrid's default stack, too big to calloc per collective.
-  if (job.fidelity == Fidelity::kMessage) args.emplace_back("--cfg=contexts/guard-size:0");
+  // No guard pages: sim/ starts every actor with a stack sized for it (sim/actor_stack.hpp).
+  args.emplace_back("--cfg=contexts/guard-size:0");
   args.insert(args.end(), job.simgrid_args.begin(), job.simgrid_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
