@@ -186,6 +186,7 @@ void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps) {
   const int P = steps.P;
   const auto p = static_cast<std::size_t>(P);
   const std::size_t extra = steps.n % p;  // chunks below `extra` are the big ones
+  const auto small = static_cast<double>(steps.n / p);  // floats of a small chunk
   std::vector<double> start(p), arrival(p), wire_small(p), wire_big(p), add_small(p), add_big(p);
   for (std::size_t i = 0; i < p; ++i) {
     const Member& m = inst.members[i];
@@ -193,7 +194,6 @@ void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps) {
     const auto sent0 = static_cast<double>(steps.sent(r, 0)), added0 = static_cast<double>(steps.added(r, 0));
     const double per_float = sent0 > 0 ? (m.flow_s - m.latency_s) / sent0 : 0;
     const double add_per_float = added0 > 0 ? m.add_s / added0 : 0;
-    const auto small = static_cast<double>(steps.n / p);
     start[i] = m.start_s;
     wire_small[i] = m.flow_s > 0 ? m.latency_s + per_float * small : 0;
     wire_big[i] = m.flow_s > 0 ? m.latency_s + per_float * (small + 1) : 0;
