@@ -6,6 +6,8 @@
 //   center  W~  <- W~ + alpha (W^i - W~)                      (single-worker form of eq. 2)
 // The center serves one worker at a time, first come first served. The paper's default resolution
 // eta * rho = 0.9 / P is used unless elastic_alpha is given.
+#include <array>
+
 #include "algorithms/async_workers.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -14,8 +16,6 @@ namespace {
 
 constexpr Rank kCenter = 0;
 constexpr WorkerTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
-// The center's reply: its buffer is not written until the reply is delivered (free_buffer).
-constexpr SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P
@@ -23,63 +23,43 @@ struct EasgdAsyncConfig {
   bool packed = true;
 };
 
-// A reply with one center buffer, read in place until delivered.
-struct Reply {
-  Transfer transfer;
-  std::size_t buffer = 0;
-};
-
-// A center buffer other than `current` that no reply in flight reads; a new one if all are read.
-std::size_t free_buffer(Compute& compute, std::vector<Vec>& buffers, std::vector<Reply>& replies, std::size_t current) {
-  for (std::size_t b = 0; b < buffers.size(); ++b) {
-    if (b != current &&
-        std::none_of(replies.begin(), replies.end(), [&](Reply& r) { return r.buffer == b && !r.transfer.test(); })) {
-      return b;
-    }
-  }
-  buffers.push_back(compute.make_vec());
-  return buffers.size() - 1;
-}
-
 void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64_t tau) {
   Compute& compute = ctx.compute;
-  // W~ lives in buffers[current]. The reply reads it in place, so the update writes W~ + alpha (W^i - W~)
-  // into another buffer (two suffice unless replies queue up on the wire), then that one becomes W~.
-  std::vector<Vec> buffers;
-  buffers.push_back(compute.make_vec());
-  std::size_t current = 0;
-  Vec incoming = compute.make_vec(), none(0, true);
-  compute.init_params(buffers[current]);
+  Vec center = compute.make_vec(), none(0, true);
+  // Two receive buffers: the next worker's weights can arrive into one while the other is being used.
+  std::array<Vec, 2> incoming{compute.make_vec(), compute.make_vec()};
+  std::size_t next = 0;
+  compute.init_params(center);
   ModelClock clock(ctx.workers, tau, ctx.steps);
-  clock.start(ctx.recorder, buffers[current]);
+  clock.start(ctx.recorder, center);
   std::vector<Rank> workers;
   for (Rank r = 1; r <= ctx.workers; ++r) workers.push_back(r);
   enum { kWeights, kDone };
   std::vector<Request> rx(2);
-  std::vector<Reply> replies;
+  std::vector<Transfer> replies;
   rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
+  rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
   for (int running = ctx.workers; running > 0;) {
-    if (!rx[kWeights].valid()) rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
     DTS_ASSERT(got.status == Status::kOk, "easgd center: receive failed");
     if (got.index == kDone) {
       if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
       continue;
     }
-    ex.recv_rest(ctx.comm, got.source, kTags.up, incoming);
-    replies.push_back({ex.isend(ctx.comm, got.source, kTags.down, buffers[current], kInPlace), current});  // 2. reply
-    const std::size_t next = free_buffer(compute, buffers, replies, current);
-    rules::elastic_diff(incoming, incoming, buffers[current], alpha);  // 3. W~ += alpha (W^i - W~)
-    rules::copy(buffers[next], buffers[current]);
-    rules::axpy(buffers[next], 1.0f, incoming);
-    current = next;
-    compute.charge_elementwise(incoming.count(), 4);
-    clock.tick(ctx.recorder, buffers[current]);
-    std::erase_if(replies, [](Reply& r) { return r.transfer.test(); });
+    Vec& w = incoming[next];
+    ex.recv_rest(ctx.comm, got.source, kTags.up, w);
+    next = 1 - next;
+    rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
+    replies.push_back(ex.isend(ctx.comm, got.source, kTags.down, center));  // 2. reply with the center as it is
+    rules::elastic_diff(w, w, center, alpha);                                // 3. W~ += alpha (W^i - W~)
+    rules::axpy(center, 1.0f, w);
+    compute.charge_elementwise(w.count(), 4);
+    clock.tick(ctx.recorder, center);
+    std::erase_if(replies, [](Transfer& r) { return r.test(); });
   }
   rx[kWeights].cancel();
-  for (auto& r : replies) r.transfer.wait_ok();
-  clock.final(ctx.recorder, buffers[current]);
+  for (auto& r : replies) r.wait_ok();
+  clock.final(ctx.recorder, center);
 }
 
 }  // namespace

@@ -37,14 +37,19 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   msg->pool = pool_;
   msg->src = src;
   msg->tag = tag;
-  if (!data.data.empty() && borrow) {
+  msg->count = data.count;
+  msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
+  if (OpState* recv = data.data.empty() ? nullptr : early_receive(src, dst, *msg)) {
+    rules::copy(recv->buf, data);
+    msg->borrowed = recv->buf.data.data();
+    msg->early = recv;
+    boxes_[static_cast<std::size_t>(dst)].early.push_back(msg);
+  } else if (!data.data.empty() && borrow) {
     msg->borrowed = data.data.data();
   } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
     msg->data = pool_->take(data.count);
     rules::copy(Slice({msg->data.get(), data.count}), data);
   }
-  msg->count = data.count;
-  msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
   from.bytes_sent += bytes;
   ++messages_;
   auto op = std::make_shared<OpState>();
@@ -70,11 +75,32 @@ void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t me
   messages_ += messages;
 }
 
+// The receive `msg` will match on arrival, if that is certain now: every earlier message from src to dst
+// still on the way was delivered early (so each completes the receive it holds), and the first posted receive
+// that matches and holds none names src alone (no other sender can take it first). Receives that add, or
+// whose size differs (an error reported on arrival), are left to arrival.
+OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
+  const Box& box = boxes_[static_cast<std::size_t>(dst)];
+  const auto on_the_way = static_cast<std::ptrdiff_t>(msg.seq - box.next_seq_in[static_cast<std::size_t>(src)]);
+  if (std::count_if(box.early.begin(), box.early.end(), [&](const auto& m) { return m->src == src; }) != on_the_way) {
+    return nullptr;
+  }
+  for (const std::shared_ptr<OpState>& op : box.posted) {
+    if (!matches(*op, msg) ||
+        std::any_of(box.early.begin(), box.early.end(), [&](const auto& m) { return m->early == op.get(); })) {
+      continue;
+    }
+    const bool sure = op->srcs.size() == 1 && !op->add && op->buf.count == msg.count && !op->buf.data.empty();
+    return sure ? op.get() : nullptr;
+  }
+  return nullptr;
+}
+
 void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   Box& box = boxes_[static_cast<std::size_t>(dst)];
   auto& expected = box.next_seq_in[static_cast<std::size_t>(msg->src)];
   if (msg->seq != expected) {  // a later message overtook an earlier one on the wire: hold it
-    msg->own();
+    if (msg->early == nullptr) msg->own();
     box.held.emplace(std::make_pair(msg->src, msg->seq), std::move(msg));
     return;
   }
@@ -96,7 +122,7 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
   DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
                                             " floats for a message of " + std::to_string(msg.count) + " (tag " +
                                             std::to_string(msg.tag) + ")");
-  if (!op.buf.data.empty() && msg.values()) {
+  if (!op.buf.data.empty() && msg.values() && msg.values() != op.buf.data.data()) {  // not delivered early
     const ConstSlice values({msg.values(), msg.count});
     op.add ? rules::axpy(op.buf, 1.0f, values) : rules::copy(op.buf, values);
   }
@@ -107,8 +133,11 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
 }
 
 void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
+  if (msg->early != nullptr) std::erase(box.early, msg);
   const auto it = std::find_if(box.posted.begin(), box.posted.end(),
                                [&](const std::shared_ptr<OpState>& op) { return matches(*op, *msg); });
+  DTS_ASSERT(msg->early == nullptr || (it != box.posted.end() && it->get() == msg->early),
+             "a message delivered early matched another receive");
   if (it == box.posted.end()) {
     msg->own();
     box.unexpected.push_back(std::move(msg));
@@ -141,8 +170,14 @@ std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Ta
 
 void SimWorld::cancel(OpState& op) {
   if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already on the wire
-  auto& posted = boxes_[static_cast<std::size_t>(op.owner)].posted;
-  std::erase_if(posted, [&](const std::shared_ptr<OpState>& p) { return p.get() == &op; });
+  Box& box = boxes_[static_cast<std::size_t>(op.owner)];
+  std::erase_if(box.posted, [&](const std::shared_ptr<OpState>& p) { return p.get() == &op; });
+  std::erase_if(box.early, [&](const std::shared_ptr<Message>& m) {
+    if (m->early != &op) return false;
+    m->own();  // the message still arrives, to be matched afresh; its values are in op's buffer until now
+    m->early = nullptr;
+    return true;
+  });
   op.status = Status::kCancelled;
   op.done = true;
 }

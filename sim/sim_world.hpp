@@ -4,6 +4,9 @@
 // unexpected. Messages of one (source, destination) pair are delivered in send order even when a small one
 // overtakes a big one on the wire, which gives MPI's non-overtaking rule. Mailboxes are not used: their
 // rendezvous semantics would delay a send until the receive is posted (SIMGRID_NOTES.md §2.3).
+// A send whose receive is already posted, and certain to be the one it will match, is copied into that
+// receive's buffer at once (early delivery): the receiver may not read a pending receive's buffer, so only
+// the host's memory traffic changes, and the sender needs no snapshot. The receive still completes on arrival.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +44,8 @@ class SimWorld {
   simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
 
   // `borrow`: the sender keeps `data` unchanged until the send completes (SendOptions::borrow); it is copied
-  // straight into a receive that is waiting at arrival, and snapshotted only if none is.
+  // straight into a receive that is waiting at arrival, and snapshotted only if none is. Either kind of send
+  // is delivered early when it can be (see the file comment).
   std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
                                      bool borrow = false);
   // `add` (RecvOptions::add): the message is added into `buf` rather than copied over it.
@@ -63,13 +67,16 @@ class SimWorld {
  private:
   struct Message {
     ~Message() {
-      if (pool) pool->give(std::move(data), count);
+      if (pool) pool->give(std::move(data));
     }
     std::shared_ptr<SnapshotPool> pool;  // where the snapshot comes from and returns to
     Rank src = -1;
     Tag tag = 0;
-    std::unique_ptr<float[]> data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
-    const float* borrowed = nullptr;  // the sender's buffer, valid until arrival, instead of a snapshot
+    Snapshot data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
+    // Instead of a snapshot, valid until arrival: the sender's buffer, or the buffer of the receive it was
+    // delivered into early (`early`), which owns it if that receive is cancelled first.
+    const float* borrowed = nullptr;
+    const OpState* early = nullptr;
     std::size_t count = 0;
     const float* values() const { return data ? data.get() : borrowed; }
     void own();  // snapshot a borrowed buffer: the message outlives its send
@@ -85,8 +92,10 @@ class SimWorld {
     std::vector<std::uint64_t> next_seq_out;                                  // per destination
     std::vector<std::uint64_t> next_seq_in;                                   // per source
     std::map<std::pair<Rank, std::uint64_t>, std::shared_ptr<Message>> held;  // arrived out of order
+    std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
   };
+  OpState* early_receive(Rank src, Rank dst, const Message& msg);
   void arrive(Rank dst, std::shared_ptr<Message> msg);
   void match_or_queue(Box& box, std::shared_ptr<Message> msg);
   static bool matches(const OpState& op, const Message& msg);

@@ -8,29 +8,39 @@
 #include <map>
 #include <memory>
 
+#include "kernels/huge_pages.hpp"
+
 namespace dts::sim {
+
+// `count` floats from HugePageAllocator.
+struct SnapshotFree {
+  std::size_t count = 0;
+  void operator()(float* p) const noexcept { HugePageAllocator<float>{}.deallocate(p, count); }
+};
+using Snapshot = std::unique_ptr<float[], SnapshotFree>;
 
 class SnapshotPool {
  public:
   // Spare floats kept at most (256 MiB); beyond that, given-back buffers are freed.
   static constexpr std::size_t kMaxSpareFloats = std::size_t{1} << 26;
 
-  std::unique_ptr<float[]> take(std::size_t count) {
+  Snapshot take(std::size_t count) {
     const auto it = spare_.find(count);
-    if (it == spare_.end()) return std::unique_ptr<float[]>(new float[count]);
-    std::unique_ptr<float[]> buf = std::move(it->second);
+    if (it == spare_.end()) return Snapshot(HugePageAllocator<float>{}.allocate(count), SnapshotFree{count});
+    Snapshot buf = std::move(it->second);
     spare_.erase(it);
     spare_floats_ -= count;
     return buf;
   }
-  void give(std::unique_ptr<float[]> buf, std::size_t count) {
+  void give(Snapshot buf) {
+    const std::size_t count = buf.get_deleter().count;
     if (!buf || spare_floats_ + count > kMaxSpareFloats) return;
     spare_floats_ += count;
     spare_.emplace(count, std::move(buf));
   }
 
  private:
-  std::multimap<std::size_t, std::unique_ptr<float[]>> spare_;  // by size in floats
+  std::multimap<std::size_t, Snapshot> spare_;  // by size in floats
   std::size_t spare_floats_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/api/errors.hpp"
+#include "kernels/huge_pages.hpp"
 
 namespace dts {
 
@@ -54,7 +55,7 @@ class Vec {
   std::span<const float> data() const { return data_; }
 
  private:
-  std::vector<float> data_;
+  BigFloats data_;
   std::size_t count_ = 0;
 };
 

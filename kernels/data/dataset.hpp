@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/huge_pages.hpp"
+
 namespace dts::data {
 
 // n samples of shape (c, h, w), pixels as float (readers scale bytes to [0, 1]); labels in [0, classes).
@@ -15,7 +17,7 @@ struct Dataset {
   std::string name;
   int n = 0, c = 0, h = 0, w = 0;
   int classes = 0;
-  std::vector<float> x;         // (n, c, h, w)
+  dts::BigFloats x;             // (n, c, h, w)
   std::vector<std::int32_t> y;  // (n)
   std::size_t sample_size() const { return static_cast<std::size_t>(c) * h * w; }
   std::span<const float> sample(std::size_t i) const { return {x.data() + i * sample_size(), sample_size()}; }

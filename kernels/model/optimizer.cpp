@@ -24,9 +24,7 @@ Kind kind_of(const std::string& k) {
 // The state buffers are allocated here, not on the first step, so that concurrent steps (a Hogwild server
 // per worker) never race on an allocation.
 Optimizer::Optimizer(const OptimizerConfig& cfg, std::size_t num_params) : cfg_(cfg), n_(num_params) {
-  const Kind kind = kind_of(cfg_.kind);
-  if (kind != Kind::kSgd) m_.assign(n_, 0.0f);
-  if (kind == Kind::kAdam) v_.assign(n_, 0.0f);
+  (void)kind_of(cfg_.kind);  // validates the name
   if (cfg_.lr_policy != "fixed" && cfg_.lr_policy != "inv")
     throw InputError("", "unknown lr policy '" + cfg_.lr_policy + "' (known: fixed, inv)");
 }
@@ -47,6 +45,10 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
   float* p = params.data();
   const float* g = grads.data();
   const bool first = iter_ == 0;
+  std::call_once(allocated_, [&] {  // on the first step: a rank that never steps (a center) needs no state
+    if (kind != Kind::kSgd) m_.assign(n_, 0.0f);
+    if (kind == Kind::kAdam) v_.assign(n_, 0.0f);
+  });
   float* m = m_.data();
 
   if (kind == Kind::kSgd) {

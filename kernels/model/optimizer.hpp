@@ -8,9 +8,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "kernels/huge_pages.hpp"
 
 namespace dts::model {
 
@@ -38,7 +41,8 @@ class Optimizer {
 
  private:
   OptimizerConfig cfg_;
-  std::vector<float> m_, v_;  // momentum buffer / Adam moments (allocated lazily, sized num_params)
+  BigFloats m_, v_;  // momentum buffer / Adam moments (allocated by the first step, sized num_params)
+  std::once_flag allocated_;
   std::size_t n_;
   std::atomic<std::int64_t> iter_{0};  // atomic: Hogwild servers step one optimizer concurrently
 };

@@ -3,6 +3,7 @@
 // count mismatch, trailing bytes). Every error must name the offending file in where() and in what().
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "kernels/data/dataset.hpp"
@@ -53,7 +54,7 @@ TEST_CASE("data::read_idx: classes is max label + 1, but at least 10", "[data]")
   const auto [img, lab] = write_pair(dir, idx3(3, 1, 1, {0, 128, 255}), idx1({0, 1, 2}), false, false);
   const Dataset few = read_idx(img, lab);
   REQUIRE(few.classes == 10);
-  REQUIRE(few.x == std::vector<float>{0.0f, 128.0f / 255.0f, 1.0f});
+  REQUIRE(std::ranges::equal(few.x, std::vector<float>{0.0f, 128.0f / 255.0f, 1.0f}));
   write_file(lab, idx1({0, 25, 2}));
   REQUIRE(read_idx(img, lab).classes == 26);
 }

@@ -1,5 +1,6 @@
 // SimComm against hand-computed expectations: transfer times, matching order, any-source receives,
 // wait_any, timeouts, cancellation, zero-length and modeled-size messages, bandwidth sharing.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "tests/sim/sim_harness.hpp"
@@ -150,6 +151,65 @@ TEST_CASE("sim::SimComm: a timed-out wait returns kTimeout at the deadline; canc
   REQUIRE(r1["t"].get<double>() == Approx(0.5).epsilon(1e-12));
   REQUIRE(r1["after_cancel"] == "cancelled");
   REQUIRE(r1["b"] == 42.0);
+}
+
+TEST_CASE("sim::SimComm: a send to a posted receive is copied at once but completes on arrival", "[sim]") {
+  /* Rank 1 posts two receives from rank 0 on one tag; rank 0 sends two 1 MB messages at t = 1 ms, each
+   * overwritten right after its isend. Both are delivered early (SimWorld), which must change nothing a rank
+   * can see: the receives are still pending before arrival, complete one after the other as the two flows
+   * share the link, and hold the values as they were sent. */
+  const auto out = simulate(pinned_star(2, kBw, kLat), 2, [](auto& comm, auto& node, auto& o) {
+    Vec a(250'000, true), b(250'000, true);
+    if (comm.rank() == 0) {
+      node.sleep_for(1e-3);
+      std::fill(a.data().begin(), a.data().end(), 1.0f);
+      auto ta = comm.isend(1, 6, a);
+      std::fill(a.data().begin(), a.data().end(), 2.0f);
+      auto tb = comm.isend(1, 6, a);
+      std::fill(a.data().begin(), a.data().end(), 3.0f);
+      ta.wait_ok();
+      tb.wait_ok();
+    } else {
+      auto ra = comm.irecv(0, 6, a);
+      auto rb = comm.irecv(0, 6, b);
+      node.sleep_for(1.5e-3);
+      o["pending"] = !ra.test() && !rb.test();
+      ra.wait_ok();
+      rb.wait_ok();
+      o["t"] = comm.now_s();
+      o["a"] = {a.data().front(), a.data().back()};
+      o["b"] = {b.data().front(), b.data().back()};
+    }
+  });
+  const auto& r1 = out["rank"][1];
+  REQUIRE(r1["pending"] == true);
+  REQUIRE(r1["t"].get<double>() == Approx(1e-3 + 2 * kLat + 2e6 / 1e9).epsilon(1e-9));
+  REQUIRE(r1["a"] == nlohmann::json({1.0, 1.0}));
+  REQUIRE(r1["b"] == nlohmann::json({2.0, 2.0}));
+}
+
+TEST_CASE("sim::SimComm: a receive cancelled after early delivery gives its message to the next one", "[sim]") {
+  // Rank 0 sends 1 MB of 7s at t = 0.1 ms (arrival 1.12 ms) into rank 1's posted receive; rank 1 cancels it
+  // at 0.5 ms, overwrites the cancelled buffer and posts another receive, which must get the 7s at arrival.
+  const auto out = simulate(pinned_star(2, kBw, kLat), 2, [](auto& comm, auto& node, auto& o) {
+    Vec a(250'000, true), b(250'000, true);
+    if (comm.rank() == 0) {
+      std::fill(a.data().begin(), a.data().end(), 7.0f);
+      node.sleep_for(0.1e-3);
+      comm.send(1, 8, a, {.modeled_bytes = std::nullopt, .borrow = true});
+    } else {
+      auto r = comm.irecv(0, 8, a);
+      node.sleep_for(0.5e-3);
+      r.cancel();
+      std::fill(a.data().begin(), a.data().end(), 0.0f);
+      comm.recv(0, 8, b);
+      o["t"] = comm.now_s();
+      o["b"] = {b.data().front(), b.data().back()};
+    }
+  });
+  const auto& r1 = out["rank"][1];
+  REQUIRE(r1["t"].get<double>() == Approx(0.1e-3 + 2 * kLat + 1e6 / 1e9).epsilon(1e-9));
+  REQUIRE(r1["b"] == nlohmann::json({7.0, 7.0}));
 }
 
 TEST_CASE("sim::SimComm: two flows into one NIC share its bandwidth", "[sim]") {
