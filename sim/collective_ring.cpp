@@ -71,6 +71,11 @@ void CollectiveSim::ring_math(Instance& inst, CollectiveOp op, std::size_t n) co
   }
 }
 
+int CollectiveSim::ring_flow_steps(int P, int count) const {
+  if (static_cast<long>(P) * count <= rings_.flow_budget) return count;
+  return std::max(1, std::min(rings_.sample_steps, count / 2));
+}
+
 void CollectiveSim::ring(const CollectiveCall& call, int index) {
   const int P = call.group->size();
   auto inst = join(call, call.group->members());
@@ -78,8 +83,12 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
   // The last member to arrive does everyone's math: nobody's part ends before every member arrived.
   if (++inst->arrived == P && !call.data.data.empty()) ring_math(*inst, call.op, call.data.count);
   const RingSteps steps{call.op, P, call.data.count};
-  if (static_cast<long>(P) * steps.count() <= flow_budget_) {
-    ring_flows(call, *inst, index, steps);
+  const int flow_steps = ring_flow_steps(P, steps.count());
+  if (flow_steps == steps.count()) {
+    ring_flows(call, *inst, index, steps, flow_steps);
+  } else if (flow_steps > 1) {
+    ring_flows(call, *inst, index, steps, flow_steps);
+    ring_rest(call, *inst, index, steps, flow_steps);
   } else {
     ring_sampled(call, *inst, index, steps);
   }
@@ -88,7 +97,7 @@ void CollectiveSim::ring(const CollectiveCall& call, int index) {
 // As in the message version, step s is sent once step s - 1 was received from the left and added, and my
 // own step s - 1 arrived; the additions overlap my own flow. A sender actor carries my flows, so that I can
 // receive and add meanwhile.
-void CollectiveSim::ring_flows(const CollectiveCall& call, Instance& inst, int r, const RingSteps& steps) {
+void CollectiveSim::ring_flows(const CollectiveCall& call, Instance& inst, int r, const RingSteps& steps, int upto) {
   const int P = steps.P;
   Member& me = inst.members[static_cast<std::size_t>(r)];
   const Member& left = inst.members[static_cast<std::size_t>(mod(r - 1, P))];
@@ -96,28 +105,67 @@ void CollectiveSim::ring_flows(const CollectiveCall& call, Instance& inst, int r
   sg4::Host* src = world_.host(call.self);
   sg4::Host* dst = world_.host(right);
   auto sender = start_actor("ring-flow", src, kCourierStackKiB, [&] {
-    for (int s = 0; s < steps.count(); ++s) {
+    for (int s = 0; s < upto; ++s) {
       world_.wait_until(
           call.self, [&] { return me.steps_allowed > s; }, kForever);
       const std::uint64_t bytes = sizeof(float) * steps.sent(r, s);
       world_.account(call.self, right, bytes, 1);
+      const double t0 = sg4::Engine::get_clock();
       if (src != dst) sg4::Comm::sendto(src, dst, bytes);
+      if (upto < steps.count() && s >= upto / 2 && src != dst) {  // the second half: the rate of the rest
+        me.flow_s += sg4::Engine::get_clock() - t0;
+        me.latency_s += latency_s(src, dst, static_cast<double>(bytes));
+        me.flow_floats += static_cast<double>(steps.sent(r, s));
+      }
       me.steps_sent = s + 1;
       world_.wake(right);
       world_.wake(call.self);
     }
   });
-  for (int s = 0; s < steps.count(); ++s) {
+  for (int s = 0; s < upto; ++s) {
     me.steps_allowed = s + 1;
     world_.wake(call.self);
     world_.wait_until(
         call.self, [&] { return left.steps_sent > s; }, kForever);
     const std::size_t added = steps.added(r, s);
-    if (added > 0 && call.compute != nullptr) call.compute->charge_elementwise(added, 3);
+    if (added > 0 && call.compute != nullptr) {
+      const double t0 = sg4::Engine::get_clock();
+      call.compute->charge_elementwise(added, 3);
+      me.add_s += sg4::Engine::get_clock() - t0;
+      me.add_floats += static_cast<double>(added);
+    }
     world_.wait_until(
         call.self, [&] { return me.steps_sent > s; }, kForever);
   }
   sender->join();
+}
+
+// After ring_flows ran the first `done` steps: the rest from the ring's pipeline, from where each member
+// stands, at the rates its last flows had. My later additions are accounted as updates, as in ring_sampled.
+void CollectiveSim::ring_rest(const CollectiveCall& call, Instance& inst, int r, const RingSteps& steps, int done) {
+  const int P = steps.P;
+  Member& me = inst.members[static_cast<std::size_t>(r)];
+  const Rank right = call.group->world_rank(mod(r + 1, P));
+  std::uint64_t sent_rest = 0, added_rest = 0;
+  for (int s = done; s < steps.count(); ++s) sent_rest += steps.sent(r, s), added_rest += steps.added(r, s);
+  world_.account(call.self, right, sizeof(float) * sent_rest, static_cast<std::uint64_t>(steps.count() - done));
+  me.start_s = sg4::Engine::get_clock();
+  if (++inst.sampled == P) {
+    ring_pipeline(inst, steps, done);
+    for (const Member& m : inst.members) world_.wake(m.rank);
+  } else {
+    world_.wait_until(
+        call.self, [&] { return inst.sampled == P; }, kForever);
+  }
+  const double rest = me.done_s - sg4::Engine::get_clock();
+  const double adds = me.add_floats > 0 ? me.add_s * static_cast<double>(added_rest) / me.add_floats : 0;
+  if (rest > 0) {
+    {
+      const TimeAccount::Scope updating(update_category(world_.host(call.self)));
+      sg4::this_actor::sleep_for(std::min(adds, rest));
+    }
+    sg4::this_actor::sleep_until(me.done_s);
+  }
 }
 
 // 1. A sample of my first step: my flow to the right neighbour and, meanwhile, the addition of what my left
@@ -148,11 +196,13 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
     const std::uint64_t bytes = sizeof(float) * steps.sent(r, 0);
     flow = sg4::Comm::sendto_async(src, dst, bytes);
     me.latency_s = latency_s(src, dst, static_cast<double>(bytes));
+    me.flow_floats = static_cast<double>(steps.sent(r, 0));
   }
   const std::size_t added0 = steps.added(r, 0);
   if (added0 > 0 && call.compute != nullptr) {
     call.compute->charge_elementwise(added0, 3);
     me.add_s = sg4::Engine::get_clock() - sampled_at;
+    me.add_floats = static_cast<double>(added0);
   }
   if (flow) {
     flow->wait();
@@ -160,7 +210,7 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
   }
 
   if (++inst.sampled == P) {
-    ring_pipeline(inst, steps);
+    ring_pipeline(inst, steps, 0);
     for (const Member& m : inst.members) world_.wake(m.rank);
   } else {
     world_.wait_until(
@@ -182,7 +232,7 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
 // where arrival(r, s) = start(r, s) + latency(r) + the floats it sends in step s x the seconds per float of
 // its first flow, and an addition takes the first step's time per float. Chunks have n / P floats or one
 // more; the loops run over the members with the chunk index kept in range instead of a modulo per member.
-void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps) {
+void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps, int first) {
   const int P = steps.P;
   const auto p = static_cast<std::size_t>(P);
   const std::size_t extra = steps.n % p;  // chunks below `extra` are the big ones
@@ -190,17 +240,17 @@ void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps) {
   std::vector<double> start(p), arrival(p), wire_small(p), wire_big(p), add_small(p), add_big(p);
   for (std::size_t i = 0; i < p; ++i) {
     const Member& m = inst.members[i];
-    const int r = static_cast<int>(i);
-    const auto sent0 = static_cast<double>(steps.sent(r, 0)), added0 = static_cast<double>(steps.added(r, 0));
-    const double per_float = sent0 > 0 ? (m.flow_s - m.latency_s) / sent0 : 0;
-    const double add_per_float = added0 > 0 ? m.add_s / added0 : 0;
+    const double flows = std::max(1, (first + 1) / 2);  // ring_flows' sample: steps first / 2 .. first - 1
+    const double latency = first > 0 ? m.latency_s / flows : m.latency_s;
+    const double per_float = m.flow_floats > 0 ? (m.flow_s - m.latency_s) / m.flow_floats : 0;
+    const double add_per_float = m.add_floats > 0 ? m.add_s / m.add_floats : 0;
     start[i] = m.start_s;
-    wire_small[i] = m.flow_s > 0 ? m.latency_s + per_float * small : 0;
-    wire_big[i] = m.flow_s > 0 ? m.latency_s + per_float * (small + 1) : 0;
+    wire_small[i] = m.flow_s > 0 ? latency + per_float * small : 0;
+    wire_big[i] = m.flow_s > 0 ? latency + per_float * (small + 1) : 0;
     add_small[i] = add_per_float * small;
     add_big[i] = add_per_float * (small + 1);
   }
-  for (int s = 0; s < steps.count(); ++s) {
+  for (int s = first; s < steps.count(); ++s) {
     const auto sent_chunk0 = static_cast<std::size_t>(mod(steps.shift(s), P));  // member 0's
     for (std::size_t i = 0, c = sent_chunk0; i < p; ++i, c = c + 1 == p ? 0 : c + 1) {
       arrival[i] = start[i] + (c < extra ? wire_big[i] : wire_small[i]);

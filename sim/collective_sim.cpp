@@ -51,7 +51,7 @@ std::uint64_t hash_ranks(std::span<const Rank> ranks) {
 
 const char* to_string(Fidelity f) { return f == Fidelity::kMessage ? "message" : "collective"; }
 
-CollectiveSim::CollectiveSim(SimWorld& world, int flow_budget) : world_(world), flow_budget_(flow_budget) {
+CollectiveSim::CollectiveSim(SimWorld& world, RingSampling rings) : world_(world), rings_(rings) {
   const std::string model = simgrid::config::get_value<std::string>("network/model");
   smpi_factors_ = model == "SMPI" || model == "IB";
   if (smpi_factors_) {

@@ -27,7 +27,7 @@ SimOutcome run_simulation(const SimJob& job) {
   SimWorld world(hosts);
   TimeAccount account;
   std::unique_ptr<CollectiveSim> collectives;
-  if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.ring_flow_budget);
+  if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
   std::exception_ptr failure;
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });

@@ -22,7 +22,7 @@ struct SimJob {
   int workers = 1;
   std::int64_t steps = 1;
   Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
-  int ring_flow_budget = CollectiveSim::kFlowBudget;  // collective fidelity: flows per ring collective
+  RingSampling rings;  // collective fidelity: how ring collectives are timed
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests).
   std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*)> make_compute;

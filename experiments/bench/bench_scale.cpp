@@ -121,7 +121,7 @@ struct Options {
   int reps = 3;
   std::int64_t steps = 3;
   double budget_s = 60;
-  int ring_flow_budget = sim::CollectiveSim::kFlowBudget;
+  sim::RingSampling rings;
   bool quick = false, smpi = true;
 };
 
@@ -149,7 +149,7 @@ class StampRecorder final : public Recorder {
 };
 
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
-                          int workers, std::int64_t steps, int ring_flow_budget) {
+                          int workers, std::int64_t steps, const sim::RingSampling& rings) {
   nlohmann::json a = {{"workers", workers}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree") {
     a["name"] = "allreduce_sgd";
@@ -167,7 +167,11 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
       {"data", {{"name", "imagenet"}, {"modeled", true}}},
       {"algorithm", a},
       {"run",
-       {{"steps", steps}, {"eval_every_steps", 0}, {"fidelity", fidelity}, {"ring_flow_budget", ring_flow_budget}}}};
+       {{"steps", steps},
+        {"eval_every_steps", 0},
+        {"fidelity", fidelity},
+        {"ring_flow_budget", rings.flow_budget},
+        {"ring_sample_steps", rings.sample_steps}}}};
 }
 
 ChildResult run_case(const exp::Plan& plan) {
@@ -213,7 +217,8 @@ int run_scale(Options o) {
   }
   if (o.steps < 2) throw InputError("--steps", "at least 2 (the first step is setup)");
   std::cout << "dtsim bench scale: resnet50 (modeled numerics, 102 MB of fp32 gradient), modeled imagenet, batch 32"
-            << " per worker, run.ring_flow_budget " << o.ring_flow_budget
+            << " per worker, run.ring_flow_budget " << o.rings.flow_budget << ", run.ring_sample_steps "
+            << o.rings.sample_steps
             << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
@@ -235,7 +240,7 @@ int run_scale(Options o) {
                         algo.c_str(), platform.c_str(), fidelity.c_str(), P, predicted, predicted_mb);
             continue;
           }
-          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.ring_flow_budget),
+          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.rings),
                                                   DTS_SOURCE_DIR "/experiments/bench/scale.json");
           std::vector<double> wall, setup, peak, sim;
           double spent = 0;
@@ -299,7 +304,9 @@ Command add_scale_bench(CLI::App& bench) {
   app->add_option("--steps", o->steps, "steps per worker per run (>= 2; step 1 counts as setup)");
   app->add_option("--budget-s", o->budget_s, "per-case wall budget: skip cases predicted above it")
       ->check(CLI::PositiveNumber);
-  app->add_option("--ring-flow-budget", o->ring_flow_budget, "run.ring_flow_budget of the runs (collective fidelity)")
+  app->add_option("--ring-flow-budget", o->rings.flow_budget, "run.ring_flow_budget of the runs (collective fidelity)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ring-sample-steps", o->rings.sample_steps, "run.ring_sample_steps of the runs")
       ->check(CLI::PositiveNumber);
   app->add_flag("!--no-smpi", o->smpi, "leave out the SMPI side by side");
   app->add_flag("--quick", o->quick, "smoke run: 16 workers, star, 2 steps, 1 run");

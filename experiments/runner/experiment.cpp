@@ -122,7 +122,8 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
   p.fidelity = r.choice("fidelity", "message", {"message", "collective"}) == "message" ? sim::Fidelity::kMessage
                                                                                        : sim::Fidelity::kCollective;
-  p.ring_flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::CollectiveSim::kFlowBudget, 1, 1 << 30));
+  p.rings.flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::RingSampling::kFlowBudget, 1, 1 << 30));
+  p.rings.sample_steps = static_cast<int>(r.integer("ring_sample_steps", 1, 1, 1 << 30));
   r.finish();
   if (root.has("variants")) root.raw("variants");  // expanded by the caller
   root.finish();

@@ -31,7 +31,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.workers = plan.workers;
   job.steps = plan.steps;
   job.fidelity = plan.fidelity;
-  job.ring_flow_budget = plan.ring_flow_budget;
+  job.rings = plan.rings;
   job.main = plan.main;
   job.make_compute = [setup, &plan](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(plan.platform, host), host);

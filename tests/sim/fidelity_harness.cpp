@@ -126,7 +126,7 @@ nlohmann::json run_fidelity_case(const FidelityCase& c, sim::Fidelity fidelity) 
     }
     o["sent"] = comm.bytes_sent();
     o["recv"] = comm.bytes_received();
-  }, fidelity, c.ring_flow_budget);
+  }, fidelity, c.rings);
   std::filesystem::remove(spec.xml_file);
   return out;
 }

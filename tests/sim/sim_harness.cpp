@@ -26,7 +26,7 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
 }
 
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body, sim::Fidelity fidelity,
-                        int ring_flow_budget) {
+                        sim::RingSampling rings) {
   return run_isolated([&] {
     int argc = 2;
     char arg0[] = "test", arg1[] = "--log=root.thres:critical";
@@ -35,7 +35,7 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
     const auto hosts = sim::build_platform(spec, ranks);
     sim::SimWorld world(hosts);
     std::unique_ptr<sim::CollectiveSim> collectives;
-    if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, ring_flow_budget);
+    if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, rings);
     nlohmann::json out;
     out["rank"] = nlohmann::json::array();
     for (int r = 0; r < ranks; ++r) out["rank"].push_back(nlohmann::json::object());

@@ -24,6 +24,6 @@ using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nloh
 // "max_rss_kb"; drop it before comparing runs.
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
                         sim::Fidelity fidelity = sim::Fidelity::kMessage,
-                        int ring_flow_budget = sim::CollectiveSim::kFlowBudget);
+                        sim::RingSampling rings = {});
 
 }  // namespace dts::test
