@@ -78,7 +78,7 @@ TEST_CASE("run.ring_flow_budget: every ring step a flow on request, a bad value 
    * Expectations
    *   o budget 96 x 190 flows: every step its own flow (the default's 8192 sample the ring, pinned above), so
    *     the run ends at the message version's simulated time (1e-9, tests/sim/collective_fidelity_test.cpp)
-   *   o budget 0: exit code 2 naming run/ring_flow_budget
+   *   o budget 0: exit code 2 naming run/ring_flow_budget; ring_sample_steps 0 likewise, no result directory
    */
   TempDir tmp;
   auto exp = guard_experiment("star", "ring", "collective", 96);
@@ -94,4 +94,11 @@ TEST_CASE("run.ring_flow_budget: every ring step a flow on request, a bad value 
   r = dts::test::run_dtsim("run " + (tmp / "bad.json").string() + " --out " + (tmp / "bad").string(), tmp / "");
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Catch::Contains("ring_flow_budget"));
+  exp["run"]["ring_flow_budget"] = 1;
+  exp["run"]["ring_sample_steps"] = 0;
+  dts::test::write_json(tmp / "bad_k.json", exp);
+  r = dts::test::run_dtsim("run " + (tmp / "bad_k.json").string() + " --out " + (tmp / "bad_k").string(), tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("run/ring_sample_steps"));
+  REQUIRE(!std::filesystem::exists(tmp / "bad_k"));
 }
