@@ -157,15 +157,19 @@ void CollectiveSim::ring_rest(const CollectiveCall& call, Instance& inst, int r,
     world_.wait_until(
         call.self, [&] { return inst.sampled == P; }, kForever);
   }
+  ring_finish(me, me.add_floats > 0 ? me.add_s * static_cast<double>(added_rest) / me.add_floats : 0,
+              world_.host(call.self));
+}
+
+// Until my pipeline's end, the first `adds_s` of it accounted as updates (my additions after the sample).
+void CollectiveSim::ring_finish(const Member& me, double adds_s, sg4::Host* host) {
   const double rest = me.done_s - sg4::Engine::get_clock();
-  const double adds = me.add_floats > 0 ? me.add_s * static_cast<double>(added_rest) / me.add_floats : 0;
-  if (rest > 0) {
-    {
-      const TimeAccount::Scope updating(update_category(world_.host(call.self)));
-      sg4::this_actor::sleep_for(std::min(adds, rest));
-    }
-    sg4::this_actor::sleep_until(me.done_s);
+  if (rest <= 0) return;
+  {
+    const TimeAccount::Scope updating(update_category(host));
+    sg4::this_actor::sleep_for(std::min(adds_s, rest));
   }
+  sg4::this_actor::sleep_until(me.done_s);
 }
 
 // 1. A sample of my first step: my flow to the right neighbour and, meanwhile, the addition of what my left
@@ -216,21 +220,13 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
     world_.wait_until(
         call.self, [&] { return inst.sampled == P; }, kForever);
   }
-  const double rest = me.done_s - sg4::Engine::get_clock();
-  const double adds = added0 > 0 ? me.add_s * static_cast<double>(added - added0) / static_cast<double>(added0) : 0;
-  if (rest > 0) {
-    {
-      const TimeAccount::Scope updating(update_category(src));
-      sg4::this_actor::sleep_for(std::min(adds, rest));
-    }
-    sg4::this_actor::sleep_until(me.done_s);
-  }
+  ring_finish(me, added0 > 0 ? me.add_s * static_cast<double>(added - added0) / static_cast<double>(added0) : 0, src);
 }
 
 // The message version's timing (ring_flows): member r starts step s + 1 at
 //   max(max(start(r, s), arrival(r - 1, s)) + addition(r, s), arrival(r, s)),
 // where arrival(r, s) = start(r, s) + latency(r) + the floats it sends in step s x the seconds per float of
-// its first flow, and an addition takes the first step's time per float. Chunks have n / P floats or one
+// its sampled flows, and an addition takes the sampled additions' time per float. Chunks have n / P floats or one
 // more; the loops run over the members with the chunk index kept in range instead of a modulo per member.
 void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps, int first) {
   const int P = steps.P;

@@ -79,6 +79,7 @@ class CollectiveSim final : public CollectiveEngine {
   void ring_flows(const CollectiveCall& call, Instance& inst, int index, const RingSteps& steps, int upto);
   void ring_rest(const CollectiveCall& call, Instance& inst, int index, const RingSteps& steps, int done);
   void ring_sampled(const CollectiveCall& call, Instance& inst, int index, const RingSteps& steps);
+  static void ring_finish(const Member& me, double adds_s, simgrid::s4u::Host* host);
   // Every member's end, from step `first` on, as the message version's pipeline would run.
   static void ring_pipeline(Instance& inst, const RingSteps& steps, int first);
   void tree_reduce(const CollectiveCall& call, int index);
