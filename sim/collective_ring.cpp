@@ -116,6 +116,7 @@ void CollectiveSim::ring_flows(const CollectiveCall& call, Instance& inst, int r
         me.flow_s += sg4::Engine::get_clock() - t0;
         me.latency_s += latency_s(src, dst, static_cast<double>(bytes));
         me.flow_floats += static_cast<double>(steps.sent(r, s));
+        ++me.flows;
       }
       me.steps_sent = s + 1;
       world_.wake(right);
@@ -201,6 +202,7 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
     flow = sg4::Comm::sendto_async(src, dst, bytes);
     me.latency_s = latency_s(src, dst, static_cast<double>(bytes));
     me.flow_floats = static_cast<double>(steps.sent(r, 0));
+    me.flows = 1;
   }
   const std::size_t added0 = steps.added(r, 0);
   if (added0 > 0 && call.compute != nullptr) {
@@ -236,9 +238,8 @@ void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps, int fi
   std::vector<double> start(p), arrival(p), wire_small(p), wire_big(p), add_small(p), add_big(p);
   for (std::size_t i = 0; i < p; ++i) {
     const Member& m = inst.members[i];
-    const double flows = std::max(1, (first + 1) / 2);  // ring_flows' sample: steps first / 2 .. first - 1
-    const double latency = first > 0 ? m.latency_s / flows : m.latency_s;
     const double per_float = m.flow_floats > 0 ? (m.flow_s - m.latency_s) / m.flow_floats : 0;
+    const double latency = m.flows > 1 ? m.latency_s / m.flows : m.latency_s;
     const double add_per_float = m.add_floats > 0 ? m.add_s / m.add_floats : 0;
     start[i] = m.start_s;
     wire_small[i] = m.flow_s > 0 ? latency + per_float * small : 0;

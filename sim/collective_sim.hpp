@@ -54,9 +54,9 @@ class CollectiveSim final : public CollectiveEngine {
     bool delivered = false;  // trees, pairwise: the flow addressed to (tree) or sent by (pairwise) me is done
     int steps_sent = 0;      // ring, flow per step: my flows to the right neighbour that have arrived
     int steps_allowed = 0;   // ring, flow per step: my flows whose dependencies are met
-    // Ring, sampled: where my pipeline starts; my sampled flows' time, latency alone and floats; my sampled
-    // additions' time and floats; my end.
-    double start_s = 0, flow_s = 0, latency_s = 0, flow_floats = 0, add_s = 0, add_floats = 0, done_s = 0;
+    // Ring, sampled: where my pipeline starts; my sampled flows' count and their summed time, latency alone
+    // and floats; my sampled additions' time and floats; my end.
+    double start_s = 0, flows = 0, flow_s = 0, latency_s = 0, flow_floats = 0, add_s = 0, add_floats = 0, done_s = 0;
     Slice data;
     ConstSlice send;                   // pairwise
     std::vector<float> payload;        // trees: a snapshot of data sent before its receiver could take it
