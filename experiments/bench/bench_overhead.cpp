@@ -1,15 +1,19 @@
 // `dtsim bench overhead`: what the simulator adds to the wall time of a real-numerics run. The default
 // experiment (8 workers, MLP, batch 32, Fashion-MNIST), shortened to N steps, runs on the simulator as
 // `dtsim run` runs it (evaluation off); then the same training steps run in a plain loop: one Trainer per rank,
-// the same forward_backward and optimizer_step calls, and the same reduction arithmetic (allreduce_sgd: sum,
-// average, a copy to every rank; easgd_async with tau = 1: the elastic differences and updates of worker and
-// center) without messages, actors or snapshots, in buffers of the same kind (huge pages). Each run is a child
-// process (SimGrid allows one engine per process; fresh memory for both), and the ratio is taken per pair.
+// the same forward_backward and optimizer_step calls, the same update arithmetic, and the copies that the
+// algorithm's messages make between the buffers its ranks own, without the messages, actors or snapshots, in
+// buffers of the same kind (huge pages). allreduce_sgd: a sum into one gradient, a copy to every rank (what a
+// ring's reduce-scatter adds and its allgather copies), the average. easgd_async with tau = 1: each worker's
+// weights copied into one of the center's two receive buffers, the center into the worker's receive buffer,
+// then the elastic updates of center and worker. Each run is a child process (SimGrid allows one engine per
+// process; fresh memory for both), and the ratio is taken per pair.
 #include <omp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -131,17 +135,23 @@ void bare(const exp::Plan& plan) {
     }
   } else if (plan.algorithm == "easgd_async") {
     const auto alpha = static_cast<float>(plan.resolved.at("algorithm").at("elastic_alpha").get<double>());
-    BigFloats center(n), center_copy(n), diff(n), incoming(n);
+    BigFloats center(n);
+    std::array<BigFloats, 2> incoming{BigFloats(n), BigFloats(n)};  // the center's two receive buffers
+    std::vector<BigFloats> reply;                                     // each worker's receive buffer
+    for (std::size_t w = 0; w < P; ++w) reply.emplace_back(n);
     workers[0]->init_params(center);
+    std::size_t next = 0;
     for (std::int64_t step = 0; step < plan.steps; ++step)
-      for (std::size_t w = 0; w < P; ++w) {
+      for (std::size_t w = 0; w < P; ++w, next = 1 - next) {
+        const Slice in(incoming[next]), c(reply[w]);
         workers[w]->forward_backward(x[w], g[w]);
-        rules::copy(Slice(center_copy), Slice(center));                            // the center's reply
-        rules::elastic_diff(Slice(incoming), Slice(x[w]), Slice(center), alpha);   // center:
-        rules::axpy(Slice(center), 1.0f, Slice(incoming));                         //   W~ += a (W - W~)
-        rules::elastic_diff(Slice(diff), Slice(x[w]), Slice(center_copy), alpha);  // worker:
-        workers[w]->optimizer_step(x[w], g[w]);                                    //   W -= eta dW
-        rules::axpy(Slice(x[w]), -1.0f, Slice(diff));                              //   W -= a (W - W~)
+        rules::copy(in, Slice(x[w]));                             // the worker's weights reach the center
+        rules::copy(c, Slice(center));                            // the center's reply reaches the worker
+        rules::elastic_diff(in, in, Slice(center), alpha);        // center: W~ += a (W - W~)
+        rules::axpy(Slice(center), 1.0f, in);
+        rules::elastic_diff(c, Slice(x[w]), c, alpha);            // worker: a (W - W~), over the reply
+        workers[w]->optimizer_step(x[w], g[w]);                   //   W -= eta dW
+        rules::axpy(Slice(x[w]), -1.0f, c);                       //   W -= a (W - W~)
       }
   } else {
     throw InputError("--algorithms", "no bare loop for '" + plan.algorithm + "' (allreduce_sgd, easgd_async)");
