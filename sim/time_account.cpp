@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <string>
+#include <unordered_map>
 
 #include "algorithms/api/errors.hpp"
 #include "sim/sim_world.hpp"
@@ -18,16 +20,30 @@ TimeAccount* g_active = nullptr;
 std::size_t at(TimeCategory c) { return static_cast<std::size_t>(c); }
 double now() { return sg4::Engine::get_clock(); }
 
-bool is_cpu(const sg4::Host* h) {
+// What the categories need of a host, read from its properties once: a string lookup per transfer was a
+// third of a 4096-worker gossip run, whose final tree allreduce classifies P x P pairs of hosts.
+struct HostKind {
+  int node = -1;  // dts_node, interned; -1: a node of its own (raw XML platforms have no dts_node)
+  bool cpu = false;
+};
+
+const HostKind& kind(const sg4::Host* h) {
+  static const auto id = sg4::Host::extension_create<HostKind>();
+  if (const HostKind* k = h->extension(id)) return *k;
+  static std::unordered_map<std::string, int> nodes;  // node name -> id, the same in every simulation
+  auto* k = new HostKind;
+  if (const char* node = h->get_property("dts_node")) k->node = nodes.try_emplace(node, nodes.size()).first->second;
   const char* role = h->get_property("dts_role");
-  return role != nullptr && std::strcmp(role, "cpu") == 0;
+  k->cpu = role != nullptr && std::strcmp(role, "cpu") == 0;
+  const_cast<sg4::Host*>(h)->extension_set(id, k);  // a cache: the host owns it and deletes it
+  return *k;
 }
 
-// Hosts of platforms without the dts_node property (raw XML) are nodes of their own.
+bool is_cpu(const sg4::Host* h) { return kind(h).cpu; }
+
 bool same_node(const sg4::Host* a, const sg4::Host* b) {
-  const char* na = a->get_property("dts_node");
-  const char* nb = b->get_property("dts_node");
-  return na != nullptr && nb != nullptr && std::strcmp(na, nb) == 0;
+  const int na = kind(a).node;
+  return na >= 0 && na == kind(b).node;
 }
 
 }  // namespace
@@ -68,11 +84,13 @@ TimeCategory collective_category(const SimWorld& world, const CollectiveCall& ca
   const sg4::Host* self = world.host(call.self);
   if (call.group == nullptr) return transfer_category(self, world.host(call.peer));
   if (g_active == nullptr) return TimeCategory::kIdle;  // not accounted
-  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the members: groups are reused call after call
-  for (const Rank r : call.group->members()) hash = (hash ^ static_cast<std::uint64_t>(r)) * 1099511628211ULL;
-  const auto [it, fresh] = g_active->collective_categories_.try_emplace({call.self, hash}, TimeCategory::kGpuGpuParameter);
-  if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node
-    for (const Rank r : call.group->members()) it->second = std::max(it->second, transfer_category(self, world.host(r)));
+  const auto [it, fresh] =
+      g_active->collective_categories_.try_emplace({call.self, call.group->hash()}, TimeCategory::kGpuGpuParameter);
+  if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node, the widest
+    for (const Rank r : call.group->members()) {
+      it->second = std::max(it->second, transfer_category(self, world.host(r)));
+      if (it->second == TimeCategory::kInterNodeParameter) break;
+    }
   }
   return it->second;
 }
