@@ -144,14 +144,14 @@ void bare(const exp::Plan& plan) {
     for (std::int64_t step = 0; step < plan.steps; ++step)
       for (std::size_t w = 0; w < P; ++w, next = 1 - next) {
         const Slice in(incoming[next]), c(reply[w]);
-        workers[w]->forward_backward(x[w], g[w]);
-        rules::copy(in, Slice(x[w]));                             // the worker's weights reach the center
-        rules::copy(c, Slice(center));                            // the center's reply reaches the worker
-        rules::elastic_diff(in, in, Slice(center), alpha);        // center: W~ += a (W - W~)
+        rules::copy(in, Slice(x[w]));                       // 1. the worker's weights reach the center,
+        rules::copy(c, Slice(center));                      //    which replies with W~ as it is
+        rules::elastic_diff(in, in, Slice(center), alpha);  //    and moves: W~ += a (W - W~)
         rules::axpy(Slice(center), 1.0f, in);
-        rules::elastic_diff(c, Slice(x[w]), c, alpha);            // worker: a (W - W~), over the reply
-        workers[w]->optimizer_step(x[w], g[w]);                   //   W -= eta dW
-        rules::axpy(Slice(x[w]), -1.0f, c);                       //   W -= a (W - W~)
+        workers[w]->forward_backward(x[w], g[w]);          // 2. the gradient at W (overlapping the reply)
+        rules::elastic_diff(c, Slice(x[w]), c, alpha);      // 3. a (W - W~), over the reply
+        workers[w]->optimizer_step(x[w], g[w]);            // 4. W -= eta dW
+        rules::axpy(Slice(x[w]), -1.0f, c);                 // 5. W -= a (W - W~)
       }
   } else {
     throw InputError("--algorithms", "no bare loop for '" + plan.algorithm + "' (allreduce_sgd, easgd_async)");
