@@ -32,7 +32,8 @@ const HostKind& kind(const sg4::Host* h) {
   if (const HostKind* k = h->extension(id)) return *k;
   static std::unordered_map<std::string, int> nodes;  // node name -> id, the same in every simulation
   auto* k = new HostKind;
-  if (const char* node = h->get_property("dts_node")) k->node = nodes.try_emplace(node, static_cast<int>(nodes.size())).first->second;
+  if (const char* node = h->get_property("dts_node"))
+    k->node = nodes.try_emplace(node, static_cast<int>(nodes.size())).first->second;
   const char* role = h->get_property("dts_role");
   k->cpu = role != nullptr && std::strcmp(role, "cpu") == 0;
   const_cast<sg4::Host*>(h)->extension_set(id, k);  // a cache: the host owns it and deletes it
