@@ -78,7 +78,7 @@ int CollectiveSim::ring_flow_steps(int P, int count) const {
 
 void CollectiveSim::ring(const CollectiveCall& call, int index) {
   const int P = call.group->size();
-  auto inst = join(call, call.group->members(), call.group->hash());
+  auto inst = join(call, *call.group);
   inst->members[static_cast<std::size_t>(index)].data = call.data;
   // The last member to arrive does everyone's math: nobody's part ends before every member arrived.
   if (++inst->arrived == P && !call.data.data.empty()) ring_math(*inst, call.op, call.data.count);

@@ -70,9 +70,9 @@ double CollectiveSim::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const 
   return it->second * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
 }
 
-std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const CollectiveCall& call, std::span<const Rank> ranks,
-                                                            std::uint64_t hash) {
-  const Key key{static_cast<int>(call.op), call.tag, hash, static_cast<int>(ranks.size())};
+std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const CollectiveCall& call, const Group& group) {
+  const std::span<const Rank> ranks = group.members();
+  const Key key{static_cast<int>(call.op), call.tag, group.hash(), static_cast<int>(ranks.size())};
   const std::uint64_t seq = next_seq_[{key, call.self}]++;
   const auto at = std::make_pair(key, seq);
   auto& slot = open_[at];
@@ -108,7 +108,7 @@ void CollectiveSim::run(const CollectiveCall& call) {
 void CollectiveSim::tree_reduce(const CollectiveCall& call, int index) {
   const Group& group = *call.group;
   const int P = group.size();
-  auto inst = join(call, group.members(), group.hash());
+  auto inst = join(call, group);
   Member& me = inst->members[static_cast<std::size_t>(index)];
   const int vr = mod(index - call.root, P);
   const std::uint64_t bytes = sizeof(float) * call.data.count;
@@ -143,7 +143,7 @@ void CollectiveSim::tree_reduce(const CollectiveCall& call, int index) {
 void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
   const Group& group = *call.group;
   const int P = group.size();
-  auto inst = join(call, group.members(), group.hash());
+  auto inst = join(call, group);
   Member& me = inst->members[static_cast<std::size_t>(index)];
   me.data = call.data;
   me.arrived = true;
@@ -185,9 +185,9 @@ void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
 }
 
 void CollectiveSim::pairwise(const CollectiveCall& call) {
-  const std::vector<Rank> pair = {std::min(call.self, call.peer), std::max(call.self, call.peer)};
-  auto inst = join(call, pair, hash_ranks(pair));
-  const int index = call.self == pair[0] ? 0 : 1;
+  const Group pair({std::min(call.self, call.peer), std::max(call.self, call.peer)});
+  auto inst = join(call, pair);
+  const int index = call.self == pair.world_rank(0) ? 0 : 1;
   Member& me = inst->members[static_cast<std::size_t>(index)];
   Member& peer = inst->members[static_cast<std::size_t>(1 - index)];
   me.data = call.data;

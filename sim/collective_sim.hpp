@@ -70,9 +70,8 @@ class CollectiveSim final : public CollectiveEngine {
   struct RingSteps;                                      // which chunk a ring member sends and adds in each step
   using Key = std::tuple<int, Tag, std::uint64_t, int>;  // op, tag, hash of the members, size
 
-  // The caller's instance of the collective `call` among `ranks` (whose hash_ranks is `hash`): the members'
-  // next one of its key.
-  std::shared_ptr<Instance> join(const CollectiveCall& call, std::span<const Rank> ranks, std::uint64_t hash);
+  // The caller's instance of the collective `call` among `group`: the members' next one of its key.
+  std::shared_ptr<Instance> join(const CollectiveCall& call, const Group& group);
   void ring(const CollectiveCall& call, int index);
   void ring_math(Instance& inst, CollectiveOp op, std::size_t n) const;
   // How many of a ring's `count` steps of P members run as flows (all within the flow budget).
