@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "run an experiment on the simulator");
   run_cmd->add_option("experiment", run.experiment_file, "experiment JSON file")->required();
   run_cmd->add_option("--out", run.out_dir, "result directory (default: results/<experiment name>)");
+  run_cmd->add_flag("--force", run.force,
+                    "replace the --out directory if it holds a dtsim result (never any other directory)");
   run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
   run_cmd->add_option("--backend", run.backend, "sim (default), or mpi: real processes, under mpirun -np RANKS")
       ->check(CLI::IsMember({"sim", "mpi"}));

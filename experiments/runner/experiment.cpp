@@ -6,6 +6,7 @@
 
 #include "algorithms/api/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
+#include "experiments/runner/result_dir.hpp"
 #include "kernels/model/zoo_modeled.hpp"
 
 namespace fs = std::filesystem;
@@ -49,6 +50,9 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.variant = variant;
   root.integer("schema_version", 1, 1, 1);
   p.experiment = root.string("name", fs::path(file).stem().string());
+  if (const std::string why = plain_name_problem(p.experiment); !why.empty()) {
+    root.fail("name", "the experiment's name names its default result directory, and this one " + why);
+  }
   root.string("description", "");
   p.seed = static_cast<std::uint64_t>(root.integer("seed", 42, 0, std::int64_t{1} << 53));
 
@@ -194,8 +198,8 @@ std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& fi
     }
     nlohmann::json patch = vs[i];
     const std::string name = patch["name"].get<std::string>();
-    if (name.empty() || name.find_first_of("/\\ ") != std::string::npos || name[0] == '.') {
-      throw ConfigError(where + "/name", "a variant name must be a plain directory name");
+    if (const std::string why = plain_name_problem(name); !why.empty()) {
+      throw ConfigError(where + "/name", "a variant name names its result directory, and this one " + why);
     }
     patch.erase("name");
     nlohmann::json merged = base;

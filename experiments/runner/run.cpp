@@ -1,6 +1,7 @@
 // Running plans and writing their result directories.
 #include "experiments/runner/run.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "experiments/runner/breakdown.hpp"
 #include "experiments/runner/metrics.hpp"
+#include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/results.hpp"
 #include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
@@ -95,6 +97,7 @@ int wait_child(pid_t pid) {
 
 int run_experiment(const RunOptions& opt) {
   const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
+  const OutDir out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
   if (opt.check_only) {  // --check: one line per plan, nothing written
     for (const Plan& plan : plans) {
       std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": ok, " << plan.algorithm << ", "
@@ -102,20 +105,19 @@ int run_experiment(const RunOptions& opt) {
     }
     return 0;
   }
-  const fs::path out = opt.out_dir.empty() ? fs::path("results") / plans.front().experiment : fs::path(opt.out_dir);
-  const fs::path partial = out.string() + ".partial-" + std::to_string(getpid());
-  fs::remove_all(partial);
-  fs::create_directories(partial);
+  PartialDir partial(out);
 
   for (const Plan& plan : plans) {
-    const fs::path dir = plan.variant.empty() ? partial : partial / plan.variant;
+    const fs::path dir = plan.variant.empty() ? partial.path() : partial.path() / plan.variant;
     std::cout.flush();
     std::fflush(nullptr);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {  // one simulation per process
+    if (pid == 0) {  // one simulation per process, which dies with its parent (even by SIGKILL)
       int code = 0;
       try {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
         run_plan(plan, dir.string(), opt.simgrid_args);
       } catch (const InputError& e) {
         std::cerr << "input error: " << e.what() << '\n';
@@ -128,24 +130,19 @@ int run_experiment(const RunOptions& opt) {
       _exit(code);
     }
     const int code = wait_child(pid);
-    if (code != 0) {
-      fs::remove_all(partial);
-      return code;
-    }
+    if (code != 0) return code;  // the partial directory goes with `partial`
   }
-  if (fs::exists(out)) fs::remove_all(out);
-  if (out.has_parent_path()) fs::create_directories(out.parent_path());
-  fs::rename(partial, out);
+  partial.publish();
   std::vector<std::pair<std::string, nlohmann::json>> results;
   for (const Plan& plan : plans) {
-    const fs::path dir = plan.variant.empty() ? out : out / plan.variant;
+    const fs::path dir = plan.variant.empty() ? out.path : out.path / plan.variant;
     std::ifstream in(dir / "summary.json");
     const auto s = nlohmann::json::parse(in);
     results.emplace_back(plan.variant.empty() ? plan.experiment : plan.variant, s);
     std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": simulated "
               << s["simulated_time_s"].get<double>() << " s";
     if (!s["test_accuracy"].is_null()) std::cout << ", test accuracy " << s["test_accuracy"].get<double>();
-    std::cout << "  -> " << dir.string() << '\n';
+    std::cout << "  -> " << shown(dir).string() << '\n';
   }
   std::cout << breakdown_table(results);
   return 0;

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string backend = "sim";            // --backend: sim | mpi
   double hang_timeout_s = 300;            // --hang-timeout (mpi): longest wait with no progress
   bool check_only = false;                // --check: read and validate every plan, run nothing
+  bool force = false;                     // --force: an existing dtsim result directory may be replaced
 };
 
 // Returns the process exit code: 0, 1 (a run failed) or 2 (bad input). Throws ConfigError for bad input

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <thread>
 
+#include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/run_mpi.hpp"
 #include "realexec/mpi_comm.hpp"
 #include "realexec/mpi_compute.hpp"
@@ -186,35 +187,25 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
 }
 
 // Rank 0: DIR.partial-PID, renamed to DIR once every file is written.
-void publish(const RunOptions& opt, const std::vector<Plan>& plans, const std::vector<PlanResult>& results) {
+void publish(const OutDir& out, const std::vector<Plan>& plans, const std::vector<PlanResult>& results) {
   namespace fs = std::filesystem;
-  const fs::path out = opt.out_dir.empty() ? fs::path("results") / plans.front().experiment : fs::path(opt.out_dir);
-  const fs::path partial = out.string() + ".partial-" + std::to_string(getpid());
   nlohmann::json versions = dtsim_versions();
   versions["mpi"] = mpi::MpiSession::library_version();
-  try {
-    fs::remove_all(partial);
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-      Plan plan = plans[i];
-      plan.resolved["backend"] = "mpi";
-      const fs::path dir = results[i].subdir.empty() ? partial : partial / results[i].subdir;
-      write_results(dir.string(), plan, versions, results[i].log, results[i].summary);
-    }
-    if (fs::exists(out)) fs::remove_all(out);
-    if (out.has_parent_path()) fs::create_directories(out.parent_path());
-    fs::rename(partial, out);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(partial, ec);
-    throw;
+  PartialDir partial(out);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    Plan plan = plans[i];
+    plan.resolved["backend"] = "mpi";
+    const fs::path dir = results[i].subdir.empty() ? partial.path() : partial.path() / results[i].subdir;
+    write_results(dir.string(), plan, versions, results[i].log, results[i].summary);
   }
+  partial.publish();
   for (const PlanResult& r : results) {
-    const fs::path dir = r.subdir.empty() ? out : out / r.subdir;
+    const fs::path dir = r.subdir.empty() ? out.path : out.path / r.subdir;
     std::cout << (r.subdir.empty() ? plans.front().experiment : r.subdir) << ": wall "
               << r.summary["wall_time_s"].get<double>() << " s";
     if (!r.summary["test_accuracy"].is_null())
       std::cout << ", test accuracy " << r.summary["test_accuracy"].get<double>();
-    std::cout << "  -> " << dir.string() << '\n';
+    std::cout << "  -> " << shown(dir).string() << '\n';
   }
 }
 
@@ -228,6 +219,7 @@ int run_experiment_mpi(const RunOptions& opt) {
   // 1. Every rank reads and checks the experiment, and the ranks agree on the outcome before anything runs:
   //    bad input ends every rank cleanly, with one message (from the lowest failing rank).
   std::vector<Plan> plans;
+  OutDir out;  // rank 0's
   Fault fault;
   int code = 0;
   std::string message;
@@ -236,6 +228,7 @@ int run_experiment_mpi(const RunOptions& opt) {
       throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
     plans = load_experiment(opt.experiment_file, opt.sets);
     for (const Plan& plan : plans) check_plan(opt, plan, session.size());
+    if (rank == 0) out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
     fault = read_fault();
   } catch (const InputError& e) {
     code = 2;
@@ -267,7 +260,7 @@ int run_experiment_mpi(const RunOptions& opt) {
   code = 0;
   if (rank == 0) {
     try {
-      publish(opt, plans, results);
+      publish(out, plans, results);
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << '\n';
       code = 1;

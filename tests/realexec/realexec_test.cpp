@@ -165,6 +165,21 @@ TEST_CASE("realexec: a job of the wrong size, or modeled numerics, is an input e
   REQUIRE(leaves_nothing(tmp, "out"));
 }
 
+TEST_CASE("realexec: an existing --out that holds no result is refused before anything runs", "[mpi]") {
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  fs::create_directories(tmp / "mine");
+  std::ofstream(tmp / "mine" / "notes.txt") << "a user's file\n";
+  for (const char* force : {"", " --force"}) {
+    const auto r = mpirun_dtsim(4, exp.string() + " --out " + (tmp / "mine").string() + force, tmp / "");
+    INFO(r.err);
+    REQUIRE(r.code == 2);
+    REQUIRE_THAT(r.err, Catch::Contains("--out") && Catch::Contains("exists"));
+    REQUIRE(fs::exists(tmp / "mine" / "notes.txt"));
+    REQUIRE(leaves_nothing(tmp, "mine."));
+  }
+}
+
 TEST_CASE("realexec: a rank that throws or dies ends the job and leaves no result directory", "[mpi]") {
   /* DTS_MPI_FAULT makes rank 2 fail at its step 2, while the others wait for it inside the ring allreduce.
    *   throw: the rank boundary prints "rank 2: error" and calls MPI_Abort(1): mpirun exits 1.
