@@ -21,19 +21,20 @@ constexpr int kChannels = 3, kSide = 32;
 constexpr std::size_t kPixels = std::size_t{kChannels} * kSide * kSide;  // 3072
 constexpr std::size_t kRecord = 1 + kPixels;                             // 3073
 constexpr std::size_t kChunkRecords = 256;                               // records read at a time
-constexpr std::uint64_t kMaxBytes = kMaxCifarRecords * kRecord;
 
-// The batch's record count, from its size (read through and rewound when gzip).
-std::size_t count_records(ByteStream& s) {
+// The batch's record count, from its size (read through and rewound when gzip); at most max_records.
+std::size_t count_records(ByteStream& s, std::uint64_t max_records) {
+  const std::uint64_t max_bytes = max_records * kRecord;
   std::uint64_t size = s.stored_size();
   if (s.gzip()) {
-    size = skip_to_end(s, kMaxBytes);
+    size = skip_to_end(s, max_bytes);
     s.rewind();
   }
-  if (size > kMaxBytes) {
+  if (size > max_bytes) {
     throw InputError(s.name(), "CIFAR-10 batch of " + std::string(s.gzip() ? "more than " : "") +
-                                   std::to_string(std::min(size, kMaxBytes)) + " bytes holds more than " +
-                                   std::to_string(kMaxCifarRecords) + " records (all of CIFAR-10)");
+                                   std::to_string(std::min(size, max_bytes)) + " bytes holds more than " +
+                                   std::to_string(max_records) + " records (" +
+                                   (max_records == kMaxCifarRecords ? "all of CIFAR-10" : "the limit") + ")");
   }
   if (size == 0 || size % kRecord != 0) {
     throw InputError(s.name(), "CIFAR-10 batch of " + std::to_string(size) +
@@ -46,17 +47,18 @@ std::size_t count_records(ByteStream& s) {
 
 }  // namespace
 
-Dataset read_cifar10(std::vector<ByteStream>& batches) {
+Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values) {
   if (batches.empty()) throw InputError("", "CIFAR-10: no batch files given");
+  const std::uint64_t max_records = max_values / kPixels;
   std::vector<std::size_t> records;
   std::size_t total = 0;
   for (ByteStream& s : batches) {
-    records.push_back(count_records(s));
+    records.push_back(count_records(s, std::min(kMaxCifarRecords, max_records)));
     total += records.back();
-    if (total * kPixels > kMaxSampleValues) {
+    if (total > max_records) {
       throw InputError(s.name(), "CIFAR-10 batches up to this one hold " + std::to_string(total) +
-                                     " records, more than the limit of " + std::to_string(kMaxSampleValues / kPixels) +
-                                     " (kMaxSampleValues)");
+                                     " records, more than the limit of " + std::to_string(max_records) +
+                                     " (kMaxSampleValues / 3072)");
     }
   }
 

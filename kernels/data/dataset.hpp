@@ -38,16 +38,17 @@ struct Dataset {
 // Unsigned-byte IDX3 images and IDX1 labels only; classes = max(10, max label + 1); c = 1. Both headers are
 // read before either payload; a gzip file is inflated twice (once to check it, once to convert it).
 Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels);
-// The same over two streams (files or buffers: the entry point for fuzz targets); each stream is read from
-// its start, and errors name the streams' names.
-Dataset read_idx(ByteStream& images, ByteStream& labels);
+// The same over two streams (files or buffers: the entry point for fuzz targets), read from their starts;
+// errors name the streams. `max_values` lowers the limit on pixels per file (a fuzz target's memory cap).
+Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_values = kMaxSampleValues);
 
 // CIFAR-10 binary batches (each record: 1 label byte + 3072 pixel bytes, CHW), concatenated in the order given.
 // Every batch is sized first (a raw file by its size, a gzip one by inflating it, keeping nothing), at most
 // kMaxCifarRecords records each, then the records are converted.
 Dataset read_cifar10(const std::vector<std::filesystem::path>& batches);
-// The same over streams (files or buffers: the entry point for fuzz targets), read from their starts.
-Dataset read_cifar10(std::vector<ByteStream>& batches);
+// The same over streams (files or buffers: the entry point for fuzz targets), read from their starts;
+// `max_values` lowers the limit on pixels in all (and so on records per batch).
+Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values = kMaxSampleValues);
 
 // Seeded synthetic classification set: `classes` Gaussian clusters in (c, h, w) space, separable enough that
 // a linear model learns it; the same seed gives the same bytes. Values are not clipped to [0, 1] (see

@@ -44,9 +44,9 @@ struct IdxHeader {
 
 std::string kind_of(const ByteStream& s) { return s.gzip() ? "gzip IDX " : "IDX "; }
 
-// Reads and checks the magic and the sizes; bounds the payload by kMaxSampleValues. `what` ("images",
-// "labels") only words the messages.
-IdxHeader read_header(ByteStream& s, std::uint32_t want_magic, const char* what) {
+// Reads and checks the magic and the sizes; bounds the payload by max_values. `what` ("images", "labels")
+// only words the messages.
+IdxHeader read_header(ByteStream& s, std::uint32_t want_magic, const char* what, std::uint64_t max_values) {
   const std::string& where = s.name();
   const std::string kind = kind_of(s);
   const unsigned want_dims = want_magic & 0xffu;
@@ -89,10 +89,10 @@ IdxHeader read_header(ByteStream& s, std::uint32_t want_magic, const char* what)
     h.payload *= size;
   }
   if (h.dims[0] == 0) throw InputError(where, "IDX " + std::string(what) + " file holds no samples");
-  if (h.payload > kMaxSampleValues) {
+  if (h.payload > max_values) {
     throw InputError(where, "header promises " + std::to_string(h.payload) + " bytes of " + what +
-                                ", more than the limit of " + std::to_string(kMaxSampleValues) +
-                                " (kMaxSampleValues, 4 GiB as floats)");
+                                ", more than the limit of " + std::to_string(max_values) +
+                                " sample values (kMaxSampleValues)");
   }
   return h;
 }
@@ -143,7 +143,8 @@ void check_gzip_payload(ByteStream& s, const IdxHeader& h, std::uint32_t magic, 
   if (!s.gzip()) return;
   read_payload(s, h, what, [](std::span<const std::uint8_t>, std::uint64_t) {});
   s.rewind();
-  if (read_header(s, magic, what).dims != h.dims) throw InputError(s.name(), "the file changed while it was read");
+  if (read_header(s, magic, what, h.payload).dims != h.dims)
+    throw InputError(s.name(), "the file changed while it was read");
 }
 
 // "train-images-idx3-ubyte.gz" -> "train-images-idx3-ubyte"
@@ -155,9 +156,9 @@ std::string dataset_name(const std::filesystem::path& images) {
 
 }  // namespace
 
-Dataset read_idx(ByteStream& images, ByteStream& labels) {
-  const IdxHeader img = read_header(images, kImagesMagic, "images");
-  const IdxHeader lab = read_header(labels, kLabelsMagic, "labels");
+Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_values) {
+  const IdxHeader img = read_header(images, kImagesMagic, "images", max_values);
+  const IdxHeader lab = read_header(labels, kLabelsMagic, "labels", max_values);
   if (img.dims[0] != lab.dims[0]) {
     throw InputError(labels.name(), "count mismatch: " + std::to_string(lab.dims[0]) + " labels but " +
                                         std::to_string(img.dims[0]) + " images in " + images.name());

@@ -104,6 +104,14 @@ TEST_CASE("data::read_idx: streams over buffers give what files give", "[data]")
   REQUIRE(from_memory.y == from_files.y);
   REQUIRE(std::memcmp(from_memory.x.data(), from_files.x.data(), 36 * sizeof(float)) == 0);
 
+  // A lower limit (a fuzz target's): 36 pixels pass a limit of 36, not one of 35.
+  img.rewind();
+  lab.rewind();
+  REQUIRE(read_idx(img, lab, 36).n == 6);
+  img.rewind();
+  lab.rewind();
+  REQUIRE_THAT(input_error_of([&] { read_idx(img, lab, 35); }).what, Contains("more than the limit of 35"));
+
   // Errors name the streams.
   ByteStream short_img = ByteStream::over_memory({img_bytes.data(), img_bytes.size() - (gz ? 12 : 1)}, "images");
   lab.rewind();
@@ -138,6 +146,15 @@ TEST_CASE("data::read_cifar10: streams over buffers, raw and gzip, give what fil
   REQUIRE(ds.n == 4);
   REQUIRE(ds.y == std::vector<std::int32_t>{3, 9, 0, 7});
   REQUIRE(ds.x[3 * 3072 + 5] == static_cast<float>(pattern(3072, 5, 7)[5]) / 255.0f);
+
+  // A lower limit: 2 records' pixels allow 2 records per batch and in all.
+  for (auto& b : batches) b.rewind();
+  REQUIRE_THAT(input_error_of([&] { read_cifar10(batches, 2 * 3072); }).what,
+               Contains("batch 1") && Contains("holds more than 2 records (the limit)"));
+  std::vector<ByteStream> two;
+  two.push_back(ByteStream::over_memory({raw.data(), 3073}, "one"));
+  two.push_back(ByteStream::over_memory(gz, "two"));
+  REQUIRE(read_cifar10(two, 2 * 3072).n == 2);
 
   // A gzip batch with data after its stream: refused while it is sized.
   Bytes padded = gz;
