@@ -53,6 +53,7 @@ Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values)
   std::vector<std::size_t> records;
   std::size_t total = 0;
   for (ByteStream& s : batches) {
+    s.rewind();
     records.push_back(count_records(s, std::min(kMaxCifarRecords, max_records)));
     total += records.back();
     if (total > max_records) {

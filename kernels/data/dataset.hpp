@@ -38,7 +38,7 @@ struct Dataset {
 // Unsigned-byte IDX3 images and IDX1 labels only; classes = max(10, max label + 1); c = 1. Both headers are
 // read before either payload; a gzip file is inflated twice (once to check it, once to convert it).
 Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels);
-// The same over two streams (files or buffers: the entry point for fuzz targets), read from their starts;
+// The same over two streams (files or buffers: the entry point for fuzz targets), rewound and read through;
 // errors name the streams. `max_values` lowers the limit on pixels per file (a fuzz target's memory cap).
 Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_values = kMaxSampleValues);
 
@@ -46,7 +46,7 @@ Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_value
 // Every batch is sized first (a raw file by its size, a gzip one by inflating it, keeping nothing), at most
 // kMaxCifarRecords records each, then the records are converted.
 Dataset read_cifar10(const std::vector<std::filesystem::path>& batches);
-// The same over streams (files or buffers: the entry point for fuzz targets), read from their starts;
+// The same over streams (files or buffers: the entry point for fuzz targets), rewound and read through;
 // `max_values` lowers the limit on pixels in all (and so on records per batch).
 Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values = kMaxSampleValues);
 

@@ -143,8 +143,9 @@ void check_gzip_payload(ByteStream& s, const IdxHeader& h, std::uint32_t magic, 
   if (!s.gzip()) return;
   read_payload(s, h, what, [](std::span<const std::uint8_t>, std::uint64_t) {});
   s.rewind();
-  if (read_header(s, magic, what, h.payload).dims != h.dims)
+  if (read_header(s, magic, what, h.payload).dims != h.dims) {
     throw InputError(s.name(), "the file changed while it was read");
+  }
 }
 
 // "train-images-idx3-ubyte.gz" -> "train-images-idx3-ubyte"
@@ -157,6 +158,8 @@ std::string dataset_name(const std::filesystem::path& images) {
 }  // namespace
 
 Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_values) {
+  images.rewind();
+  labels.rewind();
   const IdxHeader img = read_header(images, kImagesMagic, "images", max_values);
   const IdxHeader lab = read_header(labels, kLabelsMagic, "labels", max_values);
   if (img.dims[0] != lab.dims[0]) {
