@@ -1,5 +1,8 @@
 // In-memory labelled data sets, their readers, and sharding over workers.
-// Readers throw dts::InputError naming the file on a missing, truncated or malformed file.
+// Readers throw dts::InputError naming the file on a missing, truncated or malformed file, and on one that is
+// not a regular file. They stream (kernels/data/byte_stream.hpp): a header is checked before what it
+// promises is read, every size is bounded by the header, by the file and by the limits below, and no memory
+// in proportion to a file is taken before the file has been checked whole.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,14 @@
 #include "kernels/huge_pages.hpp"
 
 namespace dts::data {
+
+class ByteStream;
+
+// The most sample values (pixels, features) one file or one synthetic set may hold: 2^30, 4 GiB as floats,
+// well above Fashion-MNIST (47 M) and CIFAR-10 (184 M). A header or a size beyond it is an InputError.
+inline constexpr std::uint64_t kMaxSampleValues = std::uint64_t{1} << 30;
+// The most records a CIFAR-10 batch may hold: 60000, all of CIFAR-10 (a batch file holds 10000).
+inline constexpr std::uint64_t kMaxCifarRecords = 60000;
 
 // n samples of shape (c, h, w), pixels as float (readers scale bytes to [0, 1]); labels in [0, classes).
 struct Dataset {
@@ -24,15 +35,25 @@ struct Dataset {
 };
 
 // IDX (MNIST, Fashion-MNIST) image + label files, raw or gzip (detected by magic bytes, not by name).
-// Unsigned-byte IDX3 images and IDX1 labels only; classes = max(10, max label + 1); c = 1.
+// Unsigned-byte IDX3 images and IDX1 labels only; classes = max(10, max label + 1); c = 1. Both headers are
+// read before either payload; a gzip file is inflated twice (once to check it, once to convert it).
 Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels);
+// The same over two streams (files or buffers: the entry point for fuzz targets), rewound and read through;
+// errors name the streams. `max_values` lowers the limit on pixels per file (a fuzz target's memory cap).
+Dataset read_idx(ByteStream& images, ByteStream& labels, std::uint64_t max_values = kMaxSampleValues);
 
 // CIFAR-10 binary batches (each record: 1 label byte + 3072 pixel bytes, CHW), concatenated in the order given.
+// Every batch is sized first (a raw file by its size, a gzip one by inflating it, keeping nothing), at most
+// kMaxCifarRecords records each, then the records are converted.
 Dataset read_cifar10(const std::vector<std::filesystem::path>& batches);
+// The same over streams (files or buffers: the entry point for fuzz targets), rewound and read through;
+// `max_values` lowers the limit on pixels in all (and so on records per batch).
+Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values = kMaxSampleValues);
 
 // Seeded synthetic classification set: `classes` Gaussian clusters in (c, h, w) space, separable enough that
 // a linear model learns it; the same seed gives the same bytes. Values are not clipped to [0, 1] (see
-// synthetic.cpp for the noise scale). InputError on a non-positive size or classes < 2.
+// synthetic.cpp for the noise scale). InputError on a non-positive size, classes < 2, or more than
+// kMaxSampleValues values in the samples (n*c*h*w) or in the class means (classes*c*h*w).
 Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes);
 
 // The indices of rank `rank`'s shard of n samples among `world` workers: a contiguous block after a seeded

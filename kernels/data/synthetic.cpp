@@ -7,7 +7,9 @@
 // Values are NOT clipped to [0, 1] (they are roughly N(0, 1 + sigma^2)). Same seed, same bytes.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "algorithms/api/errors.hpp"
 #include "kernels/data/dataset.hpp"
@@ -20,6 +22,17 @@ namespace {
 // The noise scale described in the header comment, for d = c*h*w input dimensions.
 double synthetic_sigma(std::size_t d) { return std::min(1.0, std::sqrt(static_cast<double>(d) / 2.0) / 4.0); }
 
+// Whether the product of positive `factors` stays within kMaxSampleValues (checked factor by factor: four ints
+// can overflow 64 bits).
+bool within_limit(std::initializer_list<int> factors) {
+  std::uint64_t v = 1;
+  for (const int f : factors) {
+    if (v > kMaxSampleValues / static_cast<std::uint64_t>(f)) return false;
+    v *= static_cast<std::uint64_t>(f);
+  }
+  return true;
+}
+
 }  // namespace
 
 Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes) {
@@ -29,6 +42,15 @@ Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes) {
   }
   if (classes < 2) {
     throw InputError("", "synthetic data set: classes must be >= 2, got " + std::to_string(classes));
+  }
+  // Checked before anything is allocated, so a set too large is an input error, not a std::bad_alloc.
+  for (const auto& [count, what] : {std::pair{n, "samples"}, std::pair{classes, "class means"}}) {
+    if (!within_limit({count, c, h, w})) {
+      throw InputError("", "synthetic data set: its " + std::string(what) + " would hold " + std::to_string(count) +
+                               " x " + std::to_string(c) + " x " + std::to_string(h) + " x " + std::to_string(w) +
+                               " values, more than the limit of " + std::to_string(kMaxSampleValues) +
+                               " (kMaxSampleValues, 4 GiB as floats)");
+    }
   }
   Dataset ds;
   ds.name = "synthetic";

@@ -1,12 +1,13 @@
 // Test helpers for tests/data: a self-removing temporary directory, writers for small IDX and arbitrary byte
-// files, raw or gzip (through zlib's gzopen/gzwrite, as real data sets are compressed), and input_error_of()
-// to inspect a thrown dts::InputError. Header-only; every helper REQUIREs its own success so that a failed
-// write shows up at its call site.
+// files, raw or gzip (through zlib's gzopen/gzwrite, as real data sets are compressed), gzip in memory and
+// gzip bombs, and input_error_of() to inspect a thrown dts::InputError. Header-only; every helper REQUIREs its own
+// success so that a failed write shows up at its call site.
 #pragma once
 
 #include <stdlib.h>  // mkdtemp
 #include <zlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
@@ -51,6 +52,34 @@ inline void write_file(const std::filesystem::path& path, const Bytes& bytes, bo
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     REQUIRE(out.good());
   }
+}
+
+// `bytes` as one gzip member (deflate level 9), in memory.
+inline Bytes gzip_bytes(const Bytes& bytes) {
+  z_stream zs{};
+  REQUIRE(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY) == Z_OK);
+  Bytes out(deflateBound(&zs, static_cast<uLong>(bytes.size())));
+  zs.next_in = const_cast<Bytef*>(bytes.data());
+  zs.avail_in = static_cast<uInt>(bytes.size());
+  zs.next_out = out.data();
+  zs.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// A gzip bomb: `head` as one gzip member, then `zero_mib` MiB of zero bytes in members of 16 MiB (a member
+// each ~16 KB: members concatenate as gzip files do, so 4 GiB of zeros are a 4 MB file written at once).
+inline void write_gzip_bomb(const std::filesystem::path& path, const Bytes& head, std::size_t zero_mib) {
+  std::ofstream out(path, std::ios::binary);
+  const auto put = [&](const Bytes& b) {
+    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  };
+  if (!head.empty()) put(gzip_bytes(head));
+  const Bytes member = gzip_bytes(Bytes(std::min<std::size_t>(zero_mib, 16) << 20, 0));
+  for (std::size_t mib = 0; mib < zero_mib; mib += 16) put(member);
+  REQUIRE(out.good());
 }
 
 inline Bytes read_raw(const std::filesystem::path& path) {
