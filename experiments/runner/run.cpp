@@ -97,6 +97,7 @@ int wait_child(pid_t pid) {
 
 int run_experiment(const RunOptions& opt) {
   const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
+  check_simulation(plans, opt.simgrid_args);
   const OutDir out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
   if (opt.check_only) {  // --check: one line per plan, nothing written
     for (const Plan& plan : plans) {
