@@ -46,7 +46,7 @@ std::vector<unsigned> read_counts(ConfigReader& r, const std::string& key, std::
   std::vector<unsigned> out;
   for (const auto& x : a) {
     if (!x.is_number_integer() || x.get<std::int64_t>() < 1 || x.get<std::int64_t>() > 1 << 16) {
-      r.fail(key, "expected positive integers, got " + echo(x));
+      r.fail(key, "expected positive integers, got " + echo_json(x));
     }
     out.push_back(x.get<unsigned>());
   }
@@ -155,9 +155,10 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     const std::string where = file + ":" + path + "/base";
     if (!j["base"].is_string()) throw ConfigError(where, "expected a platform file name");
     const std::string base_file = resolve(base_dir, j["base"].get<std::string>());
-    if (!fs::exists(base_file)) throw ConfigError(where, "platform file not found: " + base_file);
-    if (fs::is_directory(base_file)) throw ConfigError(where, "a directory, not a platform file: " + base_file);
-    const std::string id = fs::weakly_canonical(base_file).string();
+    if (const std::string why = input_file_problem(base_file); !why.empty()) {
+      throw ConfigError(where, "platform file " + echo(base_file, 200) + ": " + why);
+    }
+    const std::string id = file_identity(base_file);
     const bool cycle = std::find(chain.begin(), chain.end(), id) != chain.end();
     chain.push_back(id);
     if (cycle || chain.size() > kMaxBaseChain) {
@@ -187,8 +188,9 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   const bool preset = read_link_preset(r, base_dir, preset_bw, preset_lat);
   if (p.topology == "xml") {
     p.xml_file = resolve(base_dir, r.require_string("xml"));
-    if (!fs::exists(p.xml_file)) r.fail("xml", "platform file not found: " + p.xml_file);
-    if (fs::is_directory(p.xml_file)) r.fail("xml", "a directory, not a platform file: " + p.xml_file);
+    if (const std::string why = input_file_problem(p.xml_file); !why.empty()) {
+      r.fail("xml", "platform file " + echo(p.xml_file, 200) + ": " + why);
+    }
     const std::string ext = fs::path(p.xml_file).extension().string();
     if (ext == ".so" || ext == ".dylib")
       r.fail("xml", "a SimGrid XML file, not a library (SimGrid would load its code)");
@@ -246,7 +248,7 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
 }
 
 PlatformSpec load_platform_file(const std::string& file) {
-  std::vector<std::string> chain{fs::weakly_canonical(file).string()};
+  std::vector<std::string> chain{file_identity(file)};
   return read_platform(read_json_file(file, "platform file"), file, "", fs::path(file).parent_path().string(), chain);
 }
 

@@ -8,7 +8,7 @@
 namespace dts {
 
 ConfigReader::ConfigReader(const nlohmann::json& j, std::string file, std::string path)
-    : j_(j.is_null() ? nlohmann::json::object() : j), file_(std::move(file)), path_(std::move(path)) {
+    : j_(j.is_null() ? nlohmann::json::object() : j), file_(echo(file, 200)), path_(std::move(path)) {
   if (!j_.is_object()) throw ConfigError(file_ + ":" + (path_.empty() ? "/" : path_), "expected a JSON object");
 }
 
@@ -21,7 +21,7 @@ double ConfigReader::number(const std::string& key, double def, double lo, doubl
   double v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_number()) fail(key, "expected a number, got " + echo(x));
+    if (!x.is_number()) fail(key, "expected a number, got " + echo_json(x));
     v = x.get<double>();
   }
   if (!std::isfinite(v) || v < lo || v > hi) {
@@ -37,7 +37,7 @@ std::int64_t ConfigReader::integer(const std::string& key, std::int64_t def, std
   std::int64_t v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_number_integer()) fail(key, "expected an integer, got " + echo(x));
+    if (!x.is_number_integer()) fail(key, "expected an integer, got " + echo_json(x));
     if (x.is_number_unsigned() &&
         x.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       fail(key, "value " + x.dump() + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -55,7 +55,7 @@ bool ConfigReader::boolean(const std::string& key, bool def) {
   bool v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_boolean()) fail(key, "expected true or false, got " + echo(x));
+    if (!x.is_boolean()) fail(key, "expected true or false, got " + echo_json(x));
     v = x.get<bool>();
   }
   resolved_[key] = v;
@@ -66,7 +66,7 @@ std::string ConfigReader::string(const std::string& key, const std::string& def)
   std::string v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_string()) fail(key, "expected a string, got " + echo(x));
+    if (!x.is_string()) fail(key, "expected a string, got " + echo_json(x));
     v = x.get<std::string>();
   }
   resolved_[key] = v;

@@ -16,8 +16,13 @@ using json = nlohmann::json;
 
 class BoundedBuilder final : public nlohmann::json_sax<json> {
  public:
-  BoundedBuilder(json& root, std::string file, int max_depth, bool syntax_errors_throw)
-      : root_(root), file_(std::move(file)), max_depth_(max_depth), syntax_errors_throw_(syntax_errors_throw) {}
+  // `outer`: the path of the value in a larger document, `outer_depth` the objects around it there.
+  BoundedBuilder(json& root, std::string file, std::string outer, int outer_depth, bool syntax_errors_throw)
+      : root_(root),
+        file_(echo(file, 200)),
+        outer_(std::move(outer)),
+        outer_depth_(outer_depth),
+        syntax_errors_throw_(syntax_errors_throw) {}
 
   bool null() override { return add(nullptr); }
   bool boolean(bool v) override { return add(v); }
@@ -57,14 +62,14 @@ class BoundedBuilder final : public nlohmann::json_sax<json> {
 
   // "/algorithm/optimizer/lr": the path of the value being read (an enclosing array's last element holds it).
   std::string path() const {
-    std::string p;
+    std::string p = outer_;
     for (std::size_t i = 0; i < stack_.size(); ++i) {
       const Frame& f = stack_[i];
       p += "/" + (f.node->is_array() ? std::to_string(i + 1 < stack_.size() ? f.next - 1 : f.next) : echo(f.key, 40));
     }
     return echo(p, 160);
   }
-  std::string where() const { return stack_.empty() ? file_ : file_ + ":" + path(); }
+  std::string where() const { return outer_.empty() && stack_.empty() ? file_ : file_ + ":" + path(); }
 
   // Places a value as the nlohmann DOM parser does (a repeated key keeps the last value).
   json* place(json&& v) {
@@ -87,8 +92,8 @@ class BoundedBuilder final : public nlohmann::json_sax<json> {
     return true;
   }
   bool open(json::value_t type) {
-    if (static_cast<int>(stack_.size()) >= max_depth_) {
-      throw ConfigError(where(), "nesting deeper than " + std::to_string(max_depth_) + " levels");
+    if (outer_depth_ + static_cast<int>(stack_.size()) >= kMaxJsonDepth) {
+      throw ConfigError(where(), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     }
     stack_.push_back({place(json(type)), {}, 0});
     return true;
@@ -99,8 +104,8 @@ class BoundedBuilder final : public nlohmann::json_sax<json> {
   }
 
   json& root_;
-  std::string file_;
-  int max_depth_;
+  std::string file_, outer_;
+  int outer_depth_;
   bool syntax_errors_throw_;
   bool syntax_error_ = false;
   std::vector<Frame> stack_;
@@ -108,23 +113,39 @@ class BoundedBuilder final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-nlohmann::json parse_json(const std::string& text, const std::string& file, int max_depth) {
+nlohmann::json parse_json(const std::string& text, const std::string& file) {
   json root;
-  BoundedBuilder b(root, file, max_depth, /*syntax_errors_throw=*/true);
+  BoundedBuilder b(root, file, "", 0, /*syntax_errors_throw=*/true);
   json::sax_parse(text, &b);
   return root;
 }
 
-std::optional<nlohmann::json> parse_json_or_text(const std::string& text, const std::string& file, int max_depth) {
+std::optional<nlohmann::json> parse_json_or_text(const std::string& text, const std::string& file,
+                                                 const std::string& path, int depth) {
   json root;
-  BoundedBuilder b(root, file, max_depth, /*syntax_errors_throw=*/false);
+  BoundedBuilder b(root, file, path, depth, /*syntax_errors_throw=*/false);
   if (!json::sax_parse(text, &b) || b.syntax_error()) return std::nullopt;
   return root;
 }
 
-nlohmann::json read_json_file(const std::string& file, const std::string& what) {
+std::string input_file_problem(const std::string& path) {
   std::error_code ec;
-  if (fs::is_directory(file, ec)) throw ConfigError(file, "a directory, not a file (expected the " + what + ")");
+  const fs::file_status s = fs::status(path, ec);
+  if (s.type() == fs::file_type::not_found) return "not found";
+  if (ec) return ec.message();
+  if (s.type() == fs::file_type::directory) return "a directory, not a file";
+  return "";
+}
+
+std::string file_identity(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? fs::path(path).lexically_normal().string() : p.string();
+}
+
+nlohmann::json read_json_file(const std::string& file, const std::string& what) {
+  if (const std::string why = input_file_problem(file); !why.empty())
+    throw ConfigError(echo(file, 200), what + ": " + why);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file, what + " not found or unreadable");
   std::string text;
@@ -136,7 +157,7 @@ nlohmann::json read_json_file(const std::string& file, const std::string& what) 
   return parse_json(text, file);
 }
 
-std::string echo(const nlohmann::json& value, std::size_t max) {
+std::string echo_json(const nlohmann::json& value, std::size_t max) {
   return dts::echo(value.dump(-1, ' ', false, json::error_handler_t::replace), max);
 }
 

@@ -63,8 +63,9 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const nlohmann::json& pj = root.raw("platform");
   if (pj.is_string()) {
     const std::string pf = (fs::path(base_dir) / pj.get<std::string>()).lexically_normal().string();
-    if (!fs::exists(pf)) root.fail("platform", "platform file not found: " + pf);
-    if (fs::is_directory(pf)) root.fail("platform", "a directory, not a platform file: " + pf);
+    if (const std::string why = input_file_problem(pf); !why.empty()) {
+      root.fail("platform", "platform file " + echo(pf, 200) + ": " + why);
+    }
     p.platform = sim::load_platform_file(pf);
   } else {
     p.platform = sim::read_platform(pj, file, "/platform", base_dir);
@@ -170,7 +171,12 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
     start = dot + 1;
   }
   // The value sits inside as many objects as the path has keys: the whole stays within kMaxJsonDepth.
-  const auto parsed = parse_json_or_text(text, where, kMaxJsonDepth - static_cast<int>(keys.size()));
+  std::string json_path;
+  for (const auto& k : keys) {
+    json_path += '/';
+    json_path += echo(k, 40);
+  }
+  const auto parsed = parse_json_or_text(text, where, json_path, static_cast<int>(keys.size()));
   const nlohmann::json value = parsed ? *parsed : nlohmann::json(text);  // not JSON: a bare string
   nlohmann::json* node = &j;
   for (std::size_t i = 0; i < keys.size(); ++i) {
