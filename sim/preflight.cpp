@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 
 #include "algorithms/api/errors.hpp"
@@ -162,6 +164,26 @@ sg4::Engine* make_engine(const std::vector<std::string>& simgrid_args) {
   return new sg4::Engine(argc, argv->data());
 }
 
+// SimGrid loads an XML host with no speed, or a link with no bandwidth, and aborts at the first use of it.
+void check_resources(const PlatformSpec& spec) {
+  const bool xml = spec.topology == "xml";
+  const auto check = [&](bool ok, const std::string& what, const std::string& name, const char* quantity, double v) {
+    if (ok && std::isfinite(v)) return;
+    std::ostringstream os;
+    os << (xml ? spec.xml_file + ": " : "") << what << " '" << echo(name, 60) << "' has " << quantity << " " << v
+       << "; it must be " << (what == "host" || std::string(quantity) == "bandwidth" ? "positive" : "non-negative")
+       << " and finite";
+    throw InputError(spec.origin + (xml ? "/xml" : ""), os.str());
+  };
+  for (const sg4::Host* h : sg4::Engine::get_instance()->get_all_hosts()) {
+    check(h->get_speed() > 0, "host", h->get_name(), "speed", h->get_speed());
+  }
+  for (const sg4::Link* l : sg4::Engine::get_instance()->get_all_links()) {
+    check(l->get_bandwidth() > 0, "link", l->get_name(), "bandwidth", l->get_bandwidth());
+    check(l->get_latency() >= 0, "link", l->get_name(), "latency", l->get_latency());
+  }
+}
+
 Outcome run_args_check(const std::vector<std::string>& simgrid_args) {
   return in_child([&](const StepHook& step) {
     step("args");
@@ -193,6 +215,7 @@ void check_platform(const PlatformSpec& spec, int ranks, int workers, const std:
     step("args");
     sg4::Engine* engine = make_engine(simgrid_args);
     const std::vector<sg4::Host*> hosts = build_platform(spec, ranks, workers, step);
+    check_resources(spec);
     step("seal");
     engine->seal_platform();
     // SimGrid reads some options only at the first message (smpi/bw-factor): one byte from the first rank's

@@ -105,6 +105,14 @@ TEST_CASE("dtsim run: a platform XML file SimGrid cannot load is an input error 
   write_json(tmp / "xml.json", e);
   require_refused(tmp, (tmp / "xml.json").string(), Contains("xml.json:/platform/xml: ") && Contains("bad.xml"));
 
+  // Loaded by SimGrid, but a run aborts at the first use of a host with no speed or a link with no bandwidth.
+  std::string slow = xml_platform("a", "b");
+  slow.replace(slow.find("speed=\"1Gf\""), 11, "speed=\"0f\"");
+  std::ofstream(tmp / "slow.xml") << slow;
+  e["platform"]["xml"] = "slow.xml";
+  write_json(tmp / "slow.json", e);
+  require_refused(tmp, (tmp / "slow.json").string(), Contains("slow.json:/platform/xml: ") && Contains("host 'a'"));
+
   std::ofstream(tmp / "lib.so") << "not a library";
   e["platform"]["xml"] = "lib.so";
   write_json(tmp / "so.json", e);
