@@ -43,7 +43,7 @@ const AlgorithmSpec& find_algorithm(const std::string& name, const std::string& 
   }
   std::string known;
   for (const auto& n : algorithm_names()) known += (known.empty() ? "" : ", ") + n;
-  throw ConfigError(where, "unknown algorithm \"" + name + "\" (known: " + known + ")");
+  throw ConfigError(where, "unknown algorithm \"" + echo(name) + "\" (known: " + known + ")");
 }
 
 std::vector<std::string> algorithm_names() {

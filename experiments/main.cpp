@@ -2,6 +2,7 @@
 // message naming the file and key, other failures exit 1.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "algorithms/algorithm.hpp"
@@ -9,6 +10,20 @@
 #include "experiments/runner/run.hpp"
 #include "kernels/model/network.hpp"
 #include "kernels/model/zoo_modeled.hpp"
+
+namespace {
+
+// --hang-timeout: seconds, in (0, 1e7]. (CLI::PositiveNumber prints its range as 0 to 1.8e308.)
+std::string hang_timeout_check(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0 && v <= 1e7)) {
+    return "expected a number of seconds in (0, 1e7], got " + dts::echo(text);
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"dtsim: simulate and run distributed training algorithms"};
@@ -26,7 +41,7 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--hang-timeout", run.hang_timeout_s,
                    "mpi: seconds a rank waits for a peer with no progress before it ends the job (default 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(hang_timeout_check);
   run_cmd->add_flag("--check", run.check_only,
                     "read and validate the experiment and every variant (platform, data, capacity), run nothing");
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
@@ -61,7 +76,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& extra : run_cmd->remaining()) {
       if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
-        std::cerr << "input error: unknown argument " << extra << '\n';
+        std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
         return 2;
       }
       run.simgrid_args.push_back(extra);

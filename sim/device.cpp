@@ -50,7 +50,8 @@ Device find_device(const std::string& catalog_file, const std::string& name, con
   const nlohmann::json j = read_json_file(catalog_file, "device catalog");
   ConfigReader root(j, catalog_file, "");
   ConfigReader devices = root.child("devices");
-  if (!devices.has(name)) throw ConfigError(where, "unknown device \"" + name + "\" (not in " + catalog_file + ")");
+  if (!devices.has(name))
+    throw ConfigError(where, "unknown device \"" + echo(name) + "\" (not in " + catalog_file + ")");
   ConfigReader entry = devices.child(name);
   return read_device(entry, name);
 }

@@ -13,11 +13,16 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimOutcome run_simulation(const SimJob& job) {
+std::vector<std::string> engine_args(const std::vector<std::string>& simgrid_args) {
   std::vector<std::string> args = {"dtsim", "--log=xbt_cfg.thres:warning"};
   // No guard pages: sim/ starts every actor with a stack sized for it (sim/actor_stack.hpp).
   args.emplace_back("--cfg=contexts/guard-size:0");
-  args.insert(args.end(), job.simgrid_args.begin(), job.simgrid_args.end());
+  args.insert(args.end(), simgrid_args.begin(), simgrid_args.end());
+  return args;
+}
+
+SimOutcome run_simulation(const SimJob& job) {
+  std::vector<std::string> args = engine_args(job.simgrid_args);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());

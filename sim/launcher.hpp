@@ -40,6 +40,9 @@ struct SimOutcome {
 
 SimOutcome run_simulation(const SimJob& job);
 
+// The Engine's command line: "dtsim", sim/'s own settings, then `simgrid_args` (--cfg=... / --log=...).
+std::vector<std::string> engine_args(const std::vector<std::string>& simgrid_args);
+
 }  // namespace dts::sim
 
 namespace dts::sim {

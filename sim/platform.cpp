@@ -3,6 +3,7 @@
 // latency and select a pure alpha-beta network model; explicit keys win over a preset.
 #include "sim/platform.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -12,6 +13,8 @@ namespace fs = std::filesystem;
 
 namespace dts::sim {
 namespace {
+
+constexpr std::size_t kMaxBaseChain = 16;  // platform files chained by "base"
 
 std::string resolve(const std::string& base_dir, const std::string& p) {
   const fs::path path(p);
@@ -43,7 +46,7 @@ std::vector<unsigned> read_counts(ConfigReader& r, const std::string& key, std::
   std::vector<unsigned> out;
   for (const auto& x : a) {
     if (!x.is_number_integer() || x.get<std::int64_t>() < 1 || x.get<std::int64_t>() > 1 << 16) {
-      r.fail(key, "expected positive integers, got " + x.dump());
+      r.fail(key, "expected positive integers, got " + echo_json(x));
     }
     out.push_back(x.get<unsigned>());
   }
@@ -135,7 +138,7 @@ bool read_link_preset(ConfigReader& r, const std::string& base_dir, double& bw_b
   const std::string name = r.require_string("link_preset");
   ConfigReader root(read_json_file(catalog, "link catalog"), catalog, "");
   ConfigReader links = root.child("links");
-  if (!links.has(name)) r.fail("link_preset", "unknown link preset \"" + name + "\" (not in " + catalog + ")");
+  if (!links.has(name)) r.fail("link_preset", "unknown link preset \"" + echo(name) + "\" (not in " + catalog + ")");
   ConfigReader e = links.child(name);
   bw_bps = e.require_number("bandwidth_bps", 1e3, 1e15);
   // The preset's alpha is end to end; a route between two nodes crosses two NIC links.
@@ -145,21 +148,32 @@ bool read_link_preset(ConfigReader& r, const std::string& base_dir, double& bw_b
   return true;
 }
 
-}  // namespace
-
+// `chain`: the platform files already opened through "base" keys, to refuse a cycle.
 PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, const std::string& path,
-                           const std::string& base_dir) {
+                           const std::string& base_dir, std::vector<std::string>& chain) {
   if (j.is_object() && j.contains("base")) {
     const std::string where = file + ":" + path + "/base";
     if (!j["base"].is_string()) throw ConfigError(where, "expected a platform file name");
     const std::string base_file = resolve(base_dir, j["base"].get<std::string>());
-    if (!fs::exists(base_file)) throw ConfigError(where, "platform file not found: " + base_file);
+    if (const std::string why = input_file_problem(base_file); !why.empty()) {
+      throw ConfigError(where, "platform file " + echo(base_file, 200) + ": " + why);
+    }
+    const std::string id = file_identity(base_file);
+    const bool cycle = std::find(chain.begin(), chain.end(), id) != chain.end();
+    chain.push_back(id);
+    if (cycle || chain.size() > kMaxBaseChain) {
+      std::string files;
+      for (const auto& f : chain) files += (files.empty() ? "" : " -> ") + f;
+      throw ConfigError(
+          where, cycle ? "platform files name each other as base in a cycle: " + files
+                       : "more than " + std::to_string(kMaxBaseChain) + " platform files chained by base: " + files);
+    }
     nlohmann::json merged = read_json_file(base_file, "platform file");
     nlohmann::json patch = j;
     patch.erase("base");
     merged.merge_patch(patch);
-    PlatformSpec p =
-        read_platform(merged, file + " (base " + base_file + ")", path, fs::path(base_file).parent_path().string());
+    PlatformSpec p = read_platform(merged, file + " (base " + base_file + ")", path,
+                                   fs::path(base_file).parent_path().string(), chain);
     p.resolved["base"] = base_file;
     return p;
   }
@@ -174,7 +188,12 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   const bool preset = read_link_preset(r, base_dir, preset_bw, preset_lat);
   if (p.topology == "xml") {
     p.xml_file = resolve(base_dir, r.require_string("xml"));
-    if (!fs::exists(p.xml_file)) r.fail("xml", "platform file not found: " + p.xml_file);
+    if (const std::string why = input_file_problem(p.xml_file); !why.empty()) {
+      r.fail("xml", "platform file " + echo(p.xml_file, 200) + ": " + why);
+    }
+    const std::string ext = fs::path(p.xml_file).extension().string();
+    if (ext == ".so" || ext == ".dylib")
+      r.fail("xml", "a SimGrid XML file, not a library (SimGrid would load its code)");
   } else {
     p.hosts = static_cast<int>(r.integer("hosts", 0, 0, 1 << 20));
     p.link_bandwidth_bps = r.number("link_bandwidth_bps", preset_bw, 1e3, 1e15);
@@ -201,8 +220,15 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     const auto& cfg = r.raw("simgrid_config");
     if (!cfg.is_object()) r.fail("simgrid_config", "expected an object of SimGrid --cfg items");
     for (const auto& [k, v] : cfg.items()) {
-      if (!v.is_string() && !v.is_number()) r.fail("simgrid_config/" + k, "expected a string or a number");
-      p.simgrid_config[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      const std::string key = "simgrid_config/" + echo(k, 40);
+      if (!v.is_string() && !v.is_number()) r.fail(key, "expected a string or a number");
+      const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      // SimGrid reads "key:value" items separated by spaces or commas (config::set_parse).
+      if (k.empty() || k.find_first_of(": \t\n\r,") != std::string::npos) r.fail(key, "not a SimGrid option name");
+      if (value.find_first_of(" \t\n\r,") != std::string::npos) {
+        r.fail(key, "a SimGrid option value has no spaces or commas: \"" + echo(value) + "\"");
+      }
+      p.simgrid_config[k] = value;
     }
   }
   r.resolved()["simgrid_config"] = p.simgrid_config;
@@ -213,8 +239,17 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   return p;
 }
 
+}  // namespace
+
+PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, const std::string& path,
+                           const std::string& base_dir) {
+  std::vector<std::string> chain;
+  return read_platform(j, file, path, base_dir, chain);
+}
+
 PlatformSpec load_platform_file(const std::string& file) {
-  return read_platform(read_json_file(file, "platform file"), file, "", fs::path(file).parent_path().string());
+  std::vector<std::string> chain{file_identity(file)};
+  return read_platform(read_json_file(file, "platform file"), file, "", fs::path(file).parent_path().string(), chain);
 }
 
 void check_partition_capacity(const PlatformSpec& spec, double weight_bytes, double data_bytes) {

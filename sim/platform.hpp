@@ -4,13 +4,13 @@
 // SimGrid zones, and the ranks placed on the hosts (the EASGD master on the CPU or on the first device).
 #pragma once
 
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <simgrid/s4u.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <simgrid/s4u.hpp>
 
 #include "sim/device.hpp"
 
@@ -86,8 +86,11 @@ PlatformSpec load_platform_file(const std::string& file);
 
 // Configures the network model on the engine, builds the platform, and returns the host of each rank; the
 // last `workers` ranks are the training workers (-1: all ranks). Must run once, after the Engine exists and
-// before any actor.
-std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers = -1);
+// before any actor. `before`, if given, is called with the key of each platform setting just before SimGrid
+// reads it ("network_model", "simgrid_config/<option>", "xml"): the pre-run check names the one SimGrid refuses.
+using StepHook = std::function<void(const std::string& key)>;
+std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers = -1,
+                                                const StepHook& before = nullptr);
 
 // The device model of a host built by build_platform: the CPU's on a node's CPU host, `spec.device` otherwise.
 const Device& device_of_host(const PlatformSpec& spec, const simgrid::s4u::Host* host);

@@ -27,8 +27,12 @@ bool natural_less(const std::string& a, const std::string& b) {
       std::size_t ie = i, je = j;
       while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
       while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      const auto na = std::stoull(a.substr(i, ie - i)), nb = std::stoull(b.substr(j, je - j));
-      if (na != nb) return na < nb;
+      // Compared as numbers of any length (an XML host name may hold more digits than an integer).
+      std::size_t ia = i, jb = j;
+      while (ia + 1 < ie && a[ia] == '0') ++ia;
+      while (jb + 1 < je && b[jb] == '0') ++jb;
+      if (ie - ia != je - jb) return ie - ia < je - jb;
+      if (const int c = a.compare(ia, ie - ia, b, jb, je - jb); c != 0) return c < 0;
       i = ie;
       j = je;
     } else {
@@ -221,13 +225,21 @@ std::vector<sg4::Host*> place(const PlatformSpec& spec, const std::vector<NodeHo
 
 }  // namespace
 
-std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers) {
+std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers, const StepHook& before) {
+  const auto step = [&before](const std::string& key) {
+    if (before) before(key);
+  };
   if (workers < 0 || workers > ranks) workers = ranks;
   sg4::Engine& e = *sg4::Engine::get_instance();
+  step("network_model");
   sg4::Engine::set_config("network/model:" + spec.network_model);
-  for (const auto& [k, v] : spec.simgrid_config) sg4::Engine::set_config(k + ":" + v);
+  for (const auto& [k, v] : spec.simgrid_config) {
+    step("simgrid_config/" + k);
+    sg4::Engine::set_config(k + ":" + v);
+  }
 
   if (spec.topology == "xml") {
+    step("xml");
     e.load_platform(spec.xml_file);
     std::vector<sg4::Host*> hosts = e.get_all_hosts();
     std::sort(hosts.begin(), hosts.end(),
@@ -236,6 +248,7 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int 
     hosts.resize(static_cast<std::size_t>(ranks));
     return hosts;
   }
+  step("build");
   Builder b(spec);
   const double bw_Bps = spec.link_bandwidth_bps / 8;
   if (spec.topology == "fat_tree") {

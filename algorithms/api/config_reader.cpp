@@ -2,23 +2,13 @@
 #include "algorithms/api/config_reader.hpp"
 
 #include <cmath>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace dts {
 
-nlohmann::json read_json_file(const std::string& file, const std::string& what) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, what + " not found or unreadable");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("invalid JSON: ") + e.what());
-  }
-}
-
 ConfigReader::ConfigReader(const nlohmann::json& j, std::string file, std::string path)
-    : j_(j.is_null() ? nlohmann::json::object() : j), file_(std::move(file)), path_(std::move(path)) {
+    : j_(j.is_null() ? nlohmann::json::object() : j), file_(echo(file, 200)), path_(std::move(path)) {
   if (!j_.is_object()) throw ConfigError(file_ + ":" + (path_.empty() ? "/" : path_), "expected a JSON object");
 }
 
@@ -31,7 +21,7 @@ double ConfigReader::number(const std::string& key, double def, double lo, doubl
   double v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_number()) fail(key, "expected a number, got " + x.dump());
+    if (!x.is_number()) fail(key, "expected a number, got " + echo_json(x));
     v = x.get<double>();
   }
   if (!std::isfinite(v) || v < lo || v > hi) {
@@ -47,7 +37,11 @@ std::int64_t ConfigReader::integer(const std::string& key, std::int64_t def, std
   std::int64_t v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_number_integer()) fail(key, "expected an integer, got " + x.dump());
+    if (!x.is_number_integer()) fail(key, "expected an integer, got " + echo_json(x));
+    if (x.is_number_unsigned() &&
+        x.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail(key, "value " + x.dump() + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
     v = x.get<std::int64_t>();
   }
   if (v < lo || v > hi) {
@@ -61,7 +55,7 @@ bool ConfigReader::boolean(const std::string& key, bool def) {
   bool v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_boolean()) fail(key, "expected true or false, got " + x.dump());
+    if (!x.is_boolean()) fail(key, "expected true or false, got " + echo_json(x));
     v = x.get<bool>();
   }
   resolved_[key] = v;
@@ -72,7 +66,7 @@ std::string ConfigReader::string(const std::string& key, const std::string& def)
   std::string v = def;
   if (has(key)) {
     const auto& x = at(key);
-    if (!x.is_string()) fail(key, "expected a string, got " + x.dump());
+    if (!x.is_string()) fail(key, "expected a string, got " + echo_json(x));
     v = x.get<std::string>();
   }
   resolved_[key] = v;
@@ -87,7 +81,7 @@ std::string ConfigReader::choice(const std::string& key, const std::string& def,
     if (v == o) return v;
     known += (known.empty() ? "" : ", ") + std::string(o);
   }
-  fail(key, "unknown value \"" + v + "\" (expected one of: " + known + ")");
+  fail(key, "unknown value \"" + echo(v) + "\" (expected one of: " + known + ")");
 }
 
 double ConfigReader::require_number(const std::string& key, double lo, double hi) {
@@ -109,7 +103,7 @@ const nlohmann::json& ConfigReader::raw(const std::string& key) { return at(key)
 
 void ConfigReader::finish() const {
   for (const auto& [key, value] : j_.items()) {
-    if (read_.count(key) == 0) throw ConfigError(file_ + ":" + path_ + "/" + key, "unknown key");
+    if (read_.count(key) == 0) throw ConfigError(where(echo(key, 40)), "unknown key");
   }
 }
 

@@ -5,17 +5,14 @@
 #pragma once
 
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "algorithms/api/errors.hpp"
+#include "algorithms/api/json_input.hpp"
 
 namespace dts {
-
-// Parses a JSON file; a missing file or invalid JSON is a ConfigError naming the file and `what` it is.
-nlohmann::json read_json_file(const std::string& file, const std::string& what);
 
 class ConfigReader {
  public:

@@ -26,6 +26,14 @@ class InputError : public std::runtime_error {
 // Config-file errors are input errors named by JSON path.
 using ConfigError = InputError;
 
+// A user's value for a message: cut to about `max` bytes (at a UTF-8 boundary), "..." marking the cut.
+inline std::string echo(const std::string& text, std::size_t max = 80) {
+  if (text.size() <= max) return text;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // inside a UTF-8 character
+  return text.substr(0, cut) + "...";
+}
+
 class CommError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };

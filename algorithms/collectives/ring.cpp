@@ -111,7 +111,7 @@ void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& gr
 AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& where) {
   if (name == "ring") return AllreduceAlgo::kRing;
   if (name == "tree") return AllreduceAlgo::kTree;
-  throw ConfigError(where, "unknown allreduce \"" + name + "\" (expected ring or tree)");
+  throw ConfigError(where, "unknown allreduce \"" + echo(name) + "\" (expected ring or tree)");
 }
 
 }  // namespace dts::collectives

@@ -3,11 +3,13 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "algorithms/api/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "kernels/model/zoo_modeled.hpp"
+#include "sim/preflight.hpp"
 
 namespace fs = std::filesystem;
 
@@ -61,7 +63,9 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const nlohmann::json& pj = root.raw("platform");
   if (pj.is_string()) {
     const std::string pf = (fs::path(base_dir) / pj.get<std::string>()).lexically_normal().string();
-    if (!fs::exists(pf)) root.fail("platform", "platform file not found: " + pf);
+    if (const std::string why = input_file_problem(pf); !why.empty()) {
+      root.fail("platform", "platform file " + echo(pf, 200) + ": " + why);
+    }
     p.platform = sim::load_platform_file(pf);
   } else {
     p.platform = sim::read_platform(pj, file, "/platform", base_dir);
@@ -151,29 +155,42 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
 }
 
 void apply_set(nlohmann::json& j, const std::string& assignment) {
+  const std::string where = "--set " + echo(assignment);
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) throw ConfigError("--set " + assignment, "expected key.path=value");
+  if (eq == std::string::npos || eq == 0) throw ConfigError(where, "expected key.path=value");
+  if (!valid_utf8(assignment)) throw ConfigError(where, "not valid UTF-8");
   const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;  // a bare string
-  nlohmann::json* node = &j;
-  std::size_t start = 0;
-  while (true) {
+  std::vector<std::string> keys;
+  for (std::size_t start = 0;;) {
     const auto dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (key.empty()) throw ConfigError("--set " + assignment, "empty key in path");
-    if (!node->is_object()) throw ConfigError("--set " + assignment, "\"" + key + "\" is inside a non-object");
-    if (dot == std::string::npos) {
+    keys.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (keys.back().empty()) throw ConfigError(where, "empty key in path");
+    if (keys.size() > static_cast<std::size_t>(kMaxJsonDepth))
+      throw ConfigError(where, "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // The value sits inside as many objects as the path has keys: the whole stays within kMaxJsonDepth.
+  std::string json_path;
+  for (const auto& k : keys) {
+    json_path += '/';
+    json_path += echo(k, 40);
+  }
+  const auto parsed = parse_json_or_text(text, where, json_path, static_cast<int>(keys.size()));
+  const nlohmann::json value = parsed ? *parsed : nlohmann::json(text);  // not JSON: a bare string
+  nlohmann::json* node = &j;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!node->is_object()) throw ConfigError(where, "\"" + echo(keys[i], 40) + "\" is inside a non-object");
+    if (i + 1 == keys.size()) {
       if (value.is_null()) {
-        node->erase(key);  // as in a JSON merge patch: null removes the key
+        node->erase(keys[i]);  // as in a JSON merge patch: null removes the key
       } else {
-        (*node)[key] = value;
+        (*node)[keys[i]] = value;
       }
       return;
     }
-    node = &(*node)[key];
+    node = &(*node)[keys[i]];
     if (node->is_null()) *node = nlohmann::json::object();
-    start = dot + 1;
   }
 }
 
@@ -216,6 +233,16 @@ std::vector<Plan> load_experiment(const std::string& file, const std::vector<std
   nlohmann::json j = read_json_file(file, "experiment file");
   for (const auto& s : sets) apply_set(j, s);
   return read_experiment(j, file);
+}
+
+void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args) {
+  sim::check_simgrid_args(simgrid_args);
+  std::set<std::string> checked;  // variants often share their platform
+  for (const Plan& p : plans) {
+    const std::string key =
+        p.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " + std::to_string(p.workers);
+    if (checked.insert(key).second) sim::check_platform(p.platform, p.ranks, p.workers, simgrid_args);
+  }
 }
 
 }  // namespace dts::exp

@@ -50,5 +50,10 @@ struct Plan {
 std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file);
 // Reads the file and applies --set overrides ("algorithm.lr=0.1"; the value is JSON, or a bare string).
 std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets);
+// The SimGrid side of the plans' input, before a simulated run: the --cfg/--log arguments, then each distinct
+// platform (its network model, simgrid_config and XML file) built as the run will build it, in a child process
+// (sim/preflight.hpp). Throws InputError naming the argument or the platform key. Not for --backend mpi, which
+// uses no SimGrid.
+void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args);
 
 }  // namespace dts::exp

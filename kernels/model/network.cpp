@@ -221,7 +221,7 @@ std::vector<std::unique_ptr<Layer>> build(const std::string& name, Builder& b, i
   if (name == "logreg") return b.flatten().linear(classes).take();
   std::string known;
   for (const auto& n : network_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("", "unknown model '" + name + "' (known: " + known + ")");
+  throw InputError("", "unknown model '" + echo(name) + "' (known: " + known + ")");
 }
 
 }  // namespace

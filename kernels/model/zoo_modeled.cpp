@@ -182,7 +182,7 @@ ModelProfile model_profile(const std::string& name, int c, int h, int w, int cla
     std::string all;
     for (const auto& n : known) all += n + ", ";
     for (const auto& n : zoo_model_names()) all += n + (n == zoo().back().name ? "" : ", ");
-    throw InputError("", "unknown model '" + name + "' (known: " + all + ")");
+    throw InputError("", "unknown model '" + echo(name) + "' (known: " + all + ")");
   }
   const auto net = make_network(name, Backend::kRef, c, h, w, classes);
   ModelProfile p;
