@@ -1,7 +1,7 @@
 // `dtsim run --backend mpi` end to end, launched under mpirun as a user would: allreduce SGD trains the same
 // model as the simulator, bit for bit; asynchronous EASGD runs to the end and learns; a job of the wrong size
 // and modeled numerics are input errors; a rank that throws, dies or hangs ends the job, leaving no result
-// directory.
+// directory, and a hang is reported naming the rank that hung.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <set>
@@ -211,6 +211,26 @@ TEST_CASE("realexec: a rank that hangs ends the job after --hang-timeout, naming
   REQUIRE_THAT(r.err, Catch::Contains("with no progress"));
   REQUIRE(leaves_nothing(tmp, "out"));
   REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120));  // it did not wait for the sleeper
+}
+
+TEST_CASE("realexec: the center of asynchronous EASGD names the worker that hung", "[mpi]") {
+  /* DTS_MPI_FAULT=2:hang: worker 2 sleeps at its step 2; workers 1, 3 and 4 run to the end. The center waits
+   * for a message from any worker: after 2 s with no progress, it names the one worker that has neither
+   * finished the plan nor sent anything since. The finished workers wait for the others twice as long, so
+   * the center's error is the one that ends the job. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = mpirun_dtsim(
+      5, exp.string() + " --set algorithm.name=easgd_async --hang-timeout 2 --out " + (tmp / "out").string(), tmp / "",
+      "DTS_MPI_FAULT=2:hang");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("rank 0: error: waited 2 s for any of 2 operations (with ranks 1-4) with no "
+                                      "progress: rank 2 has hung or died, silent all that time"));
+  REQUIRE_THAT(r.err, !Catch::Contains("to finish the plan"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+  REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
 }
 
 TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, tiny sizes", "[mpi]") {
