@@ -21,7 +21,7 @@ class MpiRequest final : public detail::RequestImpl {
   Status wait(double timeout_s) override {
     const bool forever = timeout_s == kForever;
     if (!Engine::poll_until([this] { return engine_->test(*op_); }, forever ? hang_timeout_s_ : timeout_s)) {
-      if (forever) throw CommError(hang_message(hang_timeout_s_, Engine::describe(*op_)));
+      if (forever) throw CommError(engine_->hang_message(*op_, hang_timeout_s_));
       return Status::kTimeout;
     }
     return engine_->status(*op_);
@@ -82,7 +82,7 @@ Comm::Completion MpiComm::wait_any(std::span<Request> reqs) {
         return false;
       },
       hang_timeout_s_);
-  if (!any) throw CommError(hang_message(hang_timeout_s_, "any of " + std::to_string(reqs.size()) + " operations"));
+  if (!any) throw CommError(engine_->hang_message_any(reqs.size(), hang_timeout_s_));
   Completion c{index, reqs[index].source(), reqs[index].wait(0)};
   reqs[index].reset();
   return c;

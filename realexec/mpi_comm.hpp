@@ -20,7 +20,8 @@ class MpiComm final : public Comm {
   static constexpr double kDefaultHangTimeoutS = 300;
   // Collective over MPI_COMM_WORLD: duplicates it (this Comm's messages never meet the runner's or another
   // Comm's), synchronizes, and starts the clock of now_s(). A wait with no timeout that sees no progress
-  // for hang_timeout_s of wall time throws CommError naming the peer it waits for.
+  // for hang_timeout_s of wall time throws CommError naming the peer it waits for; a wait that depends on
+  // several peers (irecv_any, wait_any) names those that have not finished the plan and stayed silent.
   explicit MpiComm(const MpiSession& session, double hang_timeout_s = kDefaultHangTimeoutS);
   ~MpiComm() override;
   Rank rank() const override { return rank_; }

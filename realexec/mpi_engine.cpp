@@ -16,11 +16,17 @@
 // an owned buffer until a receive takes it. MPI's non-overtaking rule holds for the probe, so messages of one
 // (source, tag) are matched in send order. Costs: one copy for messages that arrive before their receive is
 // posted (MPI's eager protocol copies those too), and progress only inside test/wait calls of the rank.
+//
+// Hangs. A wait that sees no progress for the hang timeout throws, naming what it waited for. To name the
+// culprit of a wait on several peers (the EASGD center waits for any worker), the engine notes when each
+// peer was last heard from, and which peers have finished the plan: quiesce() replaces a barrier by one
+// zero-length message from every rank to every other on a communicator of its own, received from the start.
 #include "realexec/mpi_engine.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "algorithms/rules/vector_ops.hpp"
@@ -40,18 +46,63 @@ int mpi_count(std::size_t count) {
   return static_cast<int>(count);
 }
 
-}  // namespace
-
-std::string hang_message(double timeout_s, const std::string& what) {
-  return "waited " + std::to_string(static_cast<long long>(timeout_s)) + " s for " + what +
-         " with no progress: a peer has hung or died (the limit is dtsim run --hang-timeout)";
+// "rank 2", "ranks 0 and 2", "ranks 1-4", "ranks 0, 2 and 5-7".
+std::string ranks_text(std::vector<Rank> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (j - i >= 2) {
+      items.push_back(std::to_string(ranks[i]) + "-" + std::to_string(ranks[j]));
+    } else {
+      for (std::size_t k = i; k <= j; ++k) items.push_back(std::to_string(ranks[k]));
+    }
+    i = j + 1;
+  }
+  std::string out = items.size() == 1 && ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
 }
+
+// The peers an operation waits for.
+std::vector<Rank> peers_of(const Op& op) { return op.is_recv ? op.srcs : std::vector<Rank>{op.dst}; }
+
+// "a message from rank 2 (tag 7)", "a message from one of ranks 1-4 (tag 7)", "rank 2 to take a message (tag 7)".
+std::string describe(const Op& op) {
+  const std::string tag = " (tag " + std::to_string(op.tag) + ")";
+  if (!op.is_recv) return ranks_text({op.dst}) + " to take a message" + tag;
+  return std::string("a message from ") + (op.srcs.size() > 1 ? "one of " : "") + ranks_text(op.srcs) + tag;
+}
+
+std::string no_progress_message(double waited_s, const std::string& what, const std::vector<Rank>& suspects) {
+  const std::string who = suspects.empty() ? "a peer has hung or died"
+                                           : ranks_text(suspects) + (suspects.size() == 1 ? " has" : " have") +
+                                                 " hung or died, silent all that time";
+  return "waited " + std::to_string(static_cast<long long>(waited_s)) + " s for " + what + " with no progress: " + who +
+         " (the limit is dtsim run --hang-timeout)";
+}
+
+}  // namespace
 
 Engine::Engine(MPI_Comm parent) {
   DTS_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   DTS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   DTS_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+  DTS_MPI_CHECK(MPI_Comm_dup(parent, &finished_comm_));
+  DTS_MPI_CHECK(MPI_Comm_set_errhandler(finished_comm_, MPI_ERRORS_RETURN));
+  last_heard_.assign(static_cast<std::size_t>(size_), -std::numeric_limits<double>::infinity());
+  finished_.assign(static_cast<std::size_t>(size_), false);
+  finished_[static_cast<std::size_t>(rank_)] = true;
+  finished_rx_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
+  for (Rank r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    DTS_MPI_CHECK(
+        MPI_Irecv(&zero_length_dummy, 0, MPI_FLOAT, r, 0, finished_comm_, &finished_rx_[static_cast<std::size_t>(r)]));
+  }
 }
 
 Engine::~Engine() {
@@ -60,9 +111,10 @@ Engine::~Engine() {
     // still read send snapshots or write staging buffers, so they are leaked rather than freed under it.
     new std::vector<std::shared_ptr<Op>>(std::move(in_flight_));
     new std::vector<std::shared_ptr<Staged>>(std::move(staging_));
-    return;
+    return;  // and the "finished" receives stay posted on finished_comm_, which is not freed either
   }
   MPI_Comm_free(&comm_);
+  MPI_Comm_free(&finished_comm_);
 }
 
 std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool borrow) {
@@ -149,6 +201,7 @@ void Engine::progress() {
     int count = 0;
     DTS_MPI_CHECK(MPI_Get_count(&st, MPI_FLOAT, &count));
     DTS_ASSERT(count != MPI_UNDEFINED, "a message that is not a whole number of floats");
+    last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = MPI_Wtime();
     const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& op) {
       return matches(op->srcs, op->tag, st.MPI_SOURCE, st.MPI_TAG);
     });
@@ -245,17 +298,48 @@ bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
   }
 }
 
-std::string Engine::describe(const Op& op) {
-  std::string who;
-  const std::string tag = " (tag " + std::to_string(op.tag) + ")";
-  if (!op.is_recv) return "rank " + std::to_string(op.dst) + " to take a message" + tag;
-  for (const Rank r : op.srcs) who += (who.empty() ? "" : " or ") + std::to_string(r);
-  return "a message from rank " + who + tag;
+void Engine::note_finished() {
+  for (std::size_t r = 0; r < finished_.size(); ++r) {
+    if (finished_[r]) continue;
+    int done = 0;
+    DTS_MPI_CHECK(MPI_Test(&finished_rx_[r], &done, MPI_STATUS_IGNORE));
+    finished_[r] = done != 0;
+  }
+}
+
+std::string Engine::hang_text(double timeout_s, const std::string& what, const std::vector<Rank>& peers) {
+  std::vector<Rank> suspects;
+  if (peers.size() > 1) {
+    note_finished();
+    const double since = MPI_Wtime() - timeout_s;
+    for (const Rank r : peers) {
+      const auto i = static_cast<std::size_t>(r);
+      if (!finished_[i] && last_heard_[i] < since) suspects.push_back(r);
+    }
+  }
+  return no_progress_message(timeout_s, what, suspects);
+}
+
+std::string Engine::hang_message(const Op& op, double timeout_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hang_text(timeout_s, describe(op), peers_of(op));
+}
+
+std::string Engine::hang_message_any(std::size_t operations, double timeout_s) {
+  // The requests are opaque here: the peers are those of every operation of this rank still pending.
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Rank> peers;
+  for (const auto& op : posted_) peers.insert(peers.end(), op->srcs.begin(), op->srcs.end());
+  for (const auto& op : in_flight_) peers.push_back(op->is_recv ? op->source : op->dst);
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  const std::string what = "any of " + std::to_string(operations) + " operations" +
+                           (peers.empty() ? "" : " (with " + ranks_text(peers) + ")");
+  return hang_text(timeout_s, what, peers);
 }
 
 void Engine::quiesce(double hang_timeout_s) {
   DTS_ASSERT(!quiesced_, "quiesce called twice");
-  const auto hung = [&](const char* what) { return CommError(hang_message(hang_timeout_s, what)); };
   // 1. This rank's sends complete: every receiver drains its incoming messages while it waits here too.
   const bool sent = poll_until(
       [this] {
@@ -264,24 +348,53 @@ void Engine::quiesce(double hang_timeout_s) {
         return sends_pending_ == 0;
       },
       hang_timeout_s);
-  if (!sent) throw hung("the other ranks to take this rank's last messages");
-  // 2. Every rank is past step 1; keep draining until all are.
-  MPI_Request barrier = MPI_REQUEST_NULL;
-  DTS_MPI_CHECK(MPI_Ibarrier(comm_, &barrier));
-  const bool all = poll_until(
-      [&] {
-        std::lock_guard<std::mutex> lock(mu_);
-        progress();
-        int done = 0;
-        DTS_MPI_CHECK(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
-        return done != 0;
-      },
-      hang_timeout_s);
-  if (!all) throw hung("the other ranks to finish the plan");
-  // 3. Every send has completed, so every staged transfer has too.
+  if (!sent) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Rank> to;
+    for (const auto& op : in_flight_) {
+      if (!op->is_recv) to.push_back(op->dst);
+    }
+    throw CommError(no_progress_message(hang_timeout_s, ranks_text(to) + " to take this rank's last messages", {}));
+  }
+  // 2. Tell every peer that this rank is past step 1, and keep draining until every peer has said so. The
+  //    wait restarts whenever a peer's word arrives: only a silence of twice the limit is a hang.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_tx_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
+    for (Rank r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      DTS_MPI_CHECK(MPI_Isend(&zero_length_dummy, 0, MPI_FLOAT, r, 0, finished_comm_,
+                              &finished_tx_[static_cast<std::size_t>(r)]));
+    }
+  }
+  const auto count_finished = [this] {  // call with the lock held
+    return static_cast<int>(std::count(finished_.begin(), finished_.end(), true));
+  };
+  for (int known = 1; known < size_;) {
+    const bool moved = poll_until(
+        [&] {
+          std::lock_guard<std::mutex> lock(mu_);
+          progress();
+          note_finished();
+          return count_finished() > known;
+        },
+        2 * hang_timeout_s);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!moved) {
+      std::vector<Rank> missing;
+      for (Rank r = 0; r < size_; ++r) {
+        if (!finished_[static_cast<std::size_t>(r)]) missing.push_back(r);
+      }
+      throw CommError(no_progress_message(2 * hang_timeout_s, ranks_text(missing) + " to finish the plan", {}));
+    }
+    known = count_finished();
+  }
+  // 3. Every send has completed, so every staged transfer has too; so have the "finished" messages, which
+  //    every peer has been receiving since its engine was built.
   std::lock_guard<std::mutex> lock(mu_);
   progress();
   for (auto& s : staging_) DTS_MPI_CHECK(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
+  DTS_MPI_CHECK(MPI_Waitall(size_, finished_tx_.data(), MPI_STATUSES_IGNORE));
   staging_.clear();
   unexpected_.clear();
   quiesced_ = true;

@@ -48,9 +48,6 @@ struct Op {
   std::vector<float> landing;  // receive with add: where MPI puts the message
 };
 
-// The error of a blocking wait that saw no progress for timeout_s: "waited 300 s for WHAT with no progress...".
-std::string hang_message(double timeout_s, const std::string& what);
-
 class Engine {
  public:
   // Collective over `parent`: duplicates it, so that these messages never meet other traffic.
@@ -77,10 +74,15 @@ class Engine {
   static bool poll_until(const std::function<bool()>& ready, double timeout_s);
   // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
   // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank.
-  // Throws CommError when that takes longer than hang_timeout_s (a peer that hangs or died).
+  // Throws CommError naming the ranks it waits for when it sees no progress for hang_timeout_s (its own
+  // sends) or twice that (the other ranks' end: a rank still inside the algorithm, which knows whom it
+  // waits for, should report a hang first).
   void quiesce(double hang_timeout_s);
-  // "a message from rank 2 (tag 7)", for the error of a wait that found no progress.
-  static std::string describe(const Op& op);
+  // The errors of a wait that saw no progress for timeout_s, on `op` or on any of `operations` requests:
+  // "waited 2 s for a message from rank 2 (tag 7) with no progress: ...". Where the wait depends on
+  // several peers, they name those that have not finished the plan and sent nothing in that time.
+  std::string hang_message(const Op& op, double timeout_s);
+  std::string hang_message_any(std::size_t operations, double timeout_s);
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   std::uint64_t bytes_received() const { return bytes_received_; }
@@ -91,6 +93,10 @@ class Engine {
   void complete_recv(Op& op);
   void deliver(Op& op, const Staged& s);
   static void check_count(const Op& op, std::size_t count, Tag tag);
+  void note_finished();  // lock held: the peers whose "finished" message has arrived
+  // Lock held: "...: rank 2 has hung or died, silent all that time", naming among `peers` (when more
+  // than one) those that have not finished and sent nothing in the last timeout_s.
+  std::string hang_text(double timeout_s, const std::string& what, const std::vector<Rank>& peers);
 
   std::mutex mu_;
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -101,6 +107,12 @@ class Engine {
   std::vector<std::shared_ptr<Op>> in_flight_;      // sends, and matched receives, whose MPI request is pending
   std::vector<std::shared_ptr<Staged>> staging_;    // staged messages whose data is still arriving
   std::size_t sends_pending_ = 0;
+  // Per peer: MPI_Wtime of its last message, and whether it has finished the plan (quiesce, step 2: every
+  // rank sends every other a zero-length message on finished_comm_, received into finished_rx_).
+  std::vector<double> last_heard_;
+  MPI_Comm finished_comm_ = MPI_COMM_NULL;
+  std::vector<MPI_Request> finished_rx_, finished_tx_;
+  std::vector<bool> finished_;
   std::atomic<std::uint64_t> bytes_sent_{0}, bytes_received_{0}, messages_sent_{0};
 };
 

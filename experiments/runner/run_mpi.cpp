@@ -2,7 +2,7 @@
 // then run its plans one after another with MpiComm/MpiNode/MpiCompute; rank 0 gathers every rank's
 // metrics, writes the result directory (DIR.partial-PID, renamed when complete) and prints progress.
 // An exception on a rank ends the job (MPI_Abort): the other ranks would otherwise wait for it forever.
-// Test hook: DTS_MPI_FAULT="R:throw" or "R:kill" makes rank R throw, or die by SIGKILL, at its step 2.
+// Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
 #include "experiments/runner/run.hpp"
 
 #ifdef DTS_WITH_MPI
@@ -12,15 +12,14 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
-#include <thread>
 
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/run_mpi.hpp"
+#include "experiments/runner/run_mpi_fault.hpp"
 #include "realexec/mpi_comm.hpp"
 #include "realexec/mpi_compute.hpp"
 #include "realexec/mpi_node.hpp"
@@ -76,25 +75,15 @@ class WallProgress {
   bool tty_;
 };
 
-struct Fault {
-  enum class Kind { kThrow, kKill, kHang };
-  Rank rank = -1;
-  Kind kind = Kind::kThrow;
-};
-
 // One rank's Recorder: the shared MetricsRecorder behind a mutex (activities are threads here), rank 0's
 // progress, and the fault hook.
 class RankRecorder final : public Recorder {
  public:
-  RankRecorder(MetricsRecorder& inner, const MetricsLog& log, Comm& comm, WallProgress* progress, Fault fault)
+  RankRecorder(MetricsRecorder& inner, const MetricsLog& log, Comm& comm, WallProgress* progress, FaultPoint& fault)
       : inner_(inner), log_(log), comm_(comm), progress_(progress), fault_(fault) {}
   void step(std::int64_t step, float loss) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fault_.rank == comm_.rank() && step == 2) {
-      if (fault_.kind == Fault::Kind::kKill) std::raise(SIGKILL);
-      if (fault_.kind == Fault::Kind::kHang) std::this_thread::sleep_for(std::chrono::hours(24));
-      throw std::runtime_error("injected fault (DTS_MPI_FAULT)");
-    }
+    fault_.step(step);
     inner_.step(step, loss);
     if (progress_) progress_->update(step, comm_.now_s(), loss, std::nullopt);
   }
@@ -113,7 +102,7 @@ class RankRecorder final : public Recorder {
   const MetricsLog& log_;
   Comm& comm_;
   WallProgress* progress_;
-  Fault fault_;
+  FaultPoint& fault_;
 };
 
 struct PlanResult {
@@ -141,20 +130,6 @@ void check_plan(const RunOptions& opt, const Plan& plan, int world) {
   }
 }
 
-Fault read_fault() {
-  Fault f;
-  const char* env = std::getenv("DTS_MPI_FAULT");
-  if (!env) return f;
-  const std::string s(env);
-  const auto colon = s.find(':');
-  const std::string kind = colon == std::string::npos ? "" : s.substr(colon + 1);
-  if (kind != "throw" && kind != "kill" && kind != "hang")
-    throw InputError("DTS_MPI_FAULT", "expected RANK:throw, RANK:kill or RANK:hang");
-  f.rank = std::atoi(s.substr(0, colon).c_str());
-  f.kind = kind == "kill" ? Fault::Kind::kKill : kind == "hang" ? Fault::Kind::kHang : Fault::Kind::kThrow;
-  return f;
-}
-
 std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault,
                                        double hang_timeout_s) {
   const Rank rank = session.rank();
@@ -169,9 +144,13 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
   mpi::MpiNode node(rank);
   MetricsRecorder metrics(comm, log, &evaluator, nullptr, plan.eval_every_steps, plan.log_every_steps);
-  RankRecorder recorder(metrics, log, comm, progress ? &*progress : nullptr, fault);
-  Context ctx{comm, compute, node, recorder, plan.workers, plan.steps};
+  FaultPoint fault_point(fault, rank, /*trains=*/rank >= plan.ranks - plan.workers);
+  std::optional<FaultComm> faulty;
+  if (fault_point.armed()) faulty.emplace(comm, fault_point);
+  RankRecorder recorder(metrics, log, comm, progress ? &*progress : nullptr, fault_point);
+  Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
   plan.main(ctx);
+  fault_point.plan_returned();
   RankReport mine{std::move(log), comm.now_s(), comm.messages_sent(), comm.bytes_sent(), comm.bytes_received()};
   comm.quiesce();
 
@@ -229,7 +208,7 @@ int run_experiment_mpi(const RunOptions& opt) {
     plans = load_experiment(opt.experiment_file, opt.sets);
     for (const Plan& plan : plans) check_plan(opt, plan, session.size());
     if (rank == 0) out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
-    fault = read_fault();
+    fault = read_fault(session.size());
   } catch (const InputError& e) {
     code = 2;
     message = std::string("input error: ") + e.what();

@@ -1,7 +1,7 @@
 // `dtsim run --backend mpi` end to end, launched under mpirun as a user would: allreduce SGD trains the same
 // model as the simulator, bit for bit; asynchronous EASGD runs to the end and learns; a job of the wrong size
 // and modeled numerics are input errors; a rank that throws, dies or hangs ends the job, leaving no result
-// directory.
+// directory, and a hang is reported naming the rank that hung; DTS_MPI_FAULT reaches every rank of the job.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <set>
@@ -211,6 +211,79 @@ TEST_CASE("realexec: a rank that hangs ends the job after --hang-timeout, naming
   REQUIRE_THAT(r.err, Catch::Contains("with no progress"));
   REQUIRE(leaves_nothing(tmp, "out"));
   REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120));  // it did not wait for the sleeper
+}
+
+TEST_CASE("realexec: the center of asynchronous EASGD names the worker that hung", "[mpi]") {
+  /* DTS_MPI_FAULT=2:hang: worker 2 sleeps at its step 2; workers 1, 3 and 4 run to the end. The center waits
+   * for a message from any worker: after 2 s with no progress, it names the one worker that has neither
+   * finished the plan nor sent anything since. The finished workers wait for the others twice as long, so
+   * the center's error is the one that ends the job. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = mpirun_dtsim(
+      5, exp.string() + " --set algorithm.name=easgd_async --hang-timeout 2 --out " + (tmp / "out").string(), tmp / "",
+      "DTS_MPI_FAULT=2:hang");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("rank 0: error: waited 2 s for any of 2 operations (with ranks 1-4) with no "
+                                      "progress: rank 2 has hung or died, silent all that time"));
+  REQUIRE_THAT(r.err, !Catch::Contains("to finish the plan"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+  REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
+}
+
+TEST_CASE("realexec: a fault aimed at the EASGD center fires at its 2nd message", "[mpi]") {
+  /* Rank 0, the center, takes no training steps: DTS_MPI_FAULT fires when it sends its 2nd reply.
+   *   throw: "rank 0: error: injected fault", mpirun exits 1.
+   *   hang:  the workers wait for the center's reply, or for it to take their weights, and name rank 0. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const std::string args =
+      exp.string() + " --set algorithm.name=easgd_async --hang-timeout 2 --out " + (tmp / "out").string();
+  auto r = mpirun_dtsim(5, args, tmp / "", "DTS_MPI_FAULT=0:throw");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("rank 0: error: injected fault"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+  r = mpirun_dtsim(5, args, tmp / "", "DTS_MPI_FAULT=0:hang");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("a message from rank 0 (tag") || Catch::Contains("rank 0 to take a message"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+}
+
+TEST_CASE("realexec: a fault aimed at a rank with nothing to do fires when its plan returns", "[mpi]") {
+  /* easgd_sync variant 2: rank 0 (the host CPU) holds no parameters and returns at once; DTS_MPI_FAULT=0:hang
+   * makes it sleep there. The workers train to the end, then wait for rank 0 to finish the plan: after twice
+   * the hang timeout they end the job naming it. */
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const auto r =
+      mpirun_dtsim(5,
+                   exp.string() + " --set algorithm.name=easgd_sync --set algorithm.variant=2 --hang-timeout 2 --out " +
+                       (tmp / "out").string(),
+                   tmp / "", "DTS_MPI_FAULT=0:hang");
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("waited 4 s for rank 0 to finish the plan with no progress"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+}
+
+TEST_CASE("realexec: DTS_MPI_FAULT naming no rank of the job is an input error", "[mpi]") {
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const std::string args = exp.string() + " --out " + (tmp / "out").string();
+  for (const auto& [fault, why] : std::vector<std::pair<std::string, std::string>>{
+           {"4:throw", "rank 4 is not in this job of 4 ranks (0-3)"},
+           {"-1:kill", "expected RANK:throw, RANK:kill or RANK:hang, RANK in 0-3"},
+           {"x:hang", "expected RANK:throw"}}) {
+    const auto r = mpirun_dtsim(4, args, tmp / "", "DTS_MPI_FAULT=" + fault);
+    INFO(fault << ": " << r.err);
+    REQUIRE(r.code == 2);
+    REQUIRE_THAT(r.err, Catch::Contains("input error: DTS_MPI_FAULT: ") && Catch::Contains(why));
+    REQUIRE(leaves_nothing(tmp, "out"));
+  }
 }
 
 TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, tiny sizes", "[mpi]") {
