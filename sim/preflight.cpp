@@ -4,10 +4,12 @@
 #include "sim/preflight.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -74,9 +76,11 @@ Outcome in_child(const std::function<void(const StepHook&)>& body) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
+  if (pid == 0) {  // dies with dtsim, even by SIGKILL
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
     close(fds[0]);
     dup2(fds[1], STDERR_FILENO);
     close(fds[1]);

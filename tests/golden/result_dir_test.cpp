@@ -132,7 +132,7 @@ TEST_CASE("dtsim run: SIGKILL mid-variant leaves no process, and the next run no
   Scratch s;
   const std::string out = (s.home / "killed_out").string();
   auto exp = tiny_experiment();
-  exp["run"]["epochs"] = 3;  // seconds: long enough to be killed in the middle of a variant
+  exp["run"]["epochs"] = 60;  // long enough to be killed in the middle of a variant, even on a fast machine
   write_json(s.home / "tiny.json", exp);
 
   const pid_t parent = fork();
@@ -143,9 +143,11 @@ TEST_CASE("dtsim run: SIGKILL mid-variant leaves no process, and the next run no
     execl(DTSIM_BINARY, DTSIM_BINARY, "run", "tiny.json", "--out", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait for the child that runs the first variant (a second process with the same command line).
+  // Wait for the child that runs the first variant: a second process with the same command line, once the
+  // partial directory exists (the checks before it run in a child of their own).
+  const fs::path partial = out + ".partial-" + std::to_string(parent);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (processes_with(out).size() < 2 && std::chrono::steady_clock::now() < deadline) {
+  while ((!fs::exists(partial) || processes_with(out).size() < 2) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   REQUIRE(processes_with(out).size() == 2);
@@ -155,13 +157,13 @@ TEST_CASE("dtsim run: SIGKILL mid-variant leaves no process, and the next run no
   REQUIRE(waitpid(parent, nullptr, 0) == parent);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   REQUIRE(processes_with(out).empty());
-  REQUIRE(fs::exists(out + ".partial-" + std::to_string(parent)));  // what SIGKILL leaves behind
+  REQUIRE(fs::exists(partial));  // what SIGKILL leaves behind
 
   // The next run removes it, and gives what a run that was never interrupted gives.
-  auto r = s.run("--out killed_out");
+  auto r = s.run("--out killed_out --set run.epochs=2");  // shorter, to keep the test quick
   INFO(r.err);
   REQUIRE(r.code == 0);
-  r = s.run("--out clean_out");
+  r = s.run("--out clean_out --set run.epochs=2");
   REQUIRE(r.code == 0);
   for (const auto& e : fs::directory_iterator(s.home)) {
     REQUIRE(e.path().filename().string().find(".partial-") == std::string::npos);
