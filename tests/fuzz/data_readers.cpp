@@ -3,18 +3,22 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/data/byte_stream.hpp"
+
 namespace dts::fuzz {
 
 data::Dataset read_idx_bytes(Bytes images, Bytes labels) {
-  return data::read_idx(write_scratch("images-idx3-ubyte", images), write_scratch("labels-idx1-ubyte", labels));
+  data::ByteStream img = data::ByteStream::over_memory(images, "images-idx3-ubyte");
+  data::ByteStream lab = data::ByteStream::over_memory(labels, "labels-idx1-ubyte");
+  return data::read_idx(img, lab, kMaxFuzzValues);
 }
 
 data::Dataset read_cifar10_bytes(const std::vector<Bytes>& batches) {
-  std::vector<std::filesystem::path> paths;
+  std::vector<data::ByteStream> streams;
   for (std::size_t i = 0; i < batches.size(); ++i) {
-    paths.push_back(write_scratch("data_batch_" + std::to_string(i + 1) + ".bin", batches[i]));
+    streams.push_back(data::ByteStream::over_memory(batches[i], "data_batch_" + std::to_string(i + 1) + ".bin"));
   }
-  return data::read_cifar10(paths);
+  return data::read_cifar10(streams, kMaxFuzzValues);
 }
 
 void check_dataset(const data::Dataset& ds) {

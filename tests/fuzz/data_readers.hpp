@@ -1,6 +1,6 @@
-// The data set readers under fuzzing, fed bytes. Today's readers (kernels/data) take file paths and read
-// whole files; these adapters write the bytes to scratch files and call them. A reader that later takes a
-// stream, or a size bound, changes here and nowhere else in tests/fuzz.
+// The data set readers under fuzzing, fed bytes: kernels/data's entry points over streams in memory
+// (ByteStream::over_memory), the same parsing as over files, with a cap on sample values so that a header's
+// honest promise of a large set cannot take the fuzzer's memory.
 #pragma once
 
 #include <vector>
@@ -9,6 +9,11 @@
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace dts::fuzz {
+
+// The most sample values a fuzzed file may hold: 2^22, 16 MiB as floats. Only a gzip input can promise
+// more (16 KiB inflate to 16.5 MB at deflate's 1032:1); the readers must refuse it as they refuse a file
+// beyond kMaxSampleValues.
+inline constexpr std::uint64_t kMaxFuzzValues = std::uint64_t{1} << 22;
 
 // data::read_idx on an images file and a labels file with these contents.
 data::Dataset read_idx_bytes(Bytes images, Bytes labels);
