@@ -94,7 +94,7 @@ TEST_CASE("data::ByteStream: a FIFO, a device or a directory is refused at once,
                                                                  {dir / "none", "no such file"}};
   for (const auto& [path, message] : cases) {
     const auto start = std::chrono::steady_clock::now();
-    const auto err = input_error_of([&] { ByteStream::open_file(path); });
+    const auto err = input_error_of([&, path = path] { ByteStream::open_file(path); });
     INFO(err.what);
     REQUIRE(err.where == path.string());
     REQUIRE_THAT(err.what, Contains(message));

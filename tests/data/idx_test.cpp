@@ -63,16 +63,16 @@ TEST_CASE("data::read_idx: a missing file or a directory is an InputError naming
   TempDir dir;
   const auto [img, lab] = write_pair(dir, idx3(1, 2, 2, pattern(4)), idx1({1}), false, false);
   const auto missing = dir / "no-such-images";
-  auto err = input_error_of([&] { read_idx(missing, lab); });
+  auto err = input_error_of([&, lab = lab] { read_idx(missing, lab); });
   REQUIRE(err.where == missing.string());
   REQUIRE_THAT(err.what, Contains(missing.string()) && Contains("no such file"));
 
-  err = input_error_of([&] { read_idx(img, dir / "no-such-labels"); });
+  err = input_error_of([&, img = img] { read_idx(img, dir / "no-such-labels"); });
   REQUIRE(err.where == (dir / "no-such-labels").string());
 
   const auto subdir = dir / "subdir";
   std::filesystem::create_directory(subdir);
-  err = input_error_of([&] { read_idx(subdir, lab); });
+  err = input_error_of([&, lab = lab] { read_idx(subdir, lab); });
   REQUIRE_THAT(err.what, Contains(subdir.string()) && Contains("directory"));
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("data::read_idx: an unreadable file is an InputError naming it", "[dat
   TempDir dir;
   const auto [img, lab] = write_pair(dir, idx3(1, 2, 2, pattern(4)), idx1({1}), false, false);
   std::filesystem::permissions(img, std::filesystem::perms::none);
-  const auto err = input_error_of([&] { read_idx(img, lab); });
+  const auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("cannot open"));
 }
 
@@ -93,24 +93,24 @@ TEST_CASE("data::read_idx: bad magic and wrong dimension count", "[data]") {
   TempDir dir;
   // Labels where images belong: magic 0x00000801 but 0x00000803 wanted (1 dimension, 3 expected).
   auto [img, lab] = write_pair(dir, idx1({1, 2}), idx1({1, 2}), gz, gz);
-  auto err = input_error_of([&] { read_idx(img, lab); });
+  auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE(err.where == img.string());
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("1 dimensions, expected 3"));
 
   // Not IDX at all (a PNG signature), and a non-byte element type (0x0D = float).
   write_file(img, {0x89, 'P', 'N', 'G', 0, 0, 0, 1}, gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("bad magic number 0x89504e47"));
   Bytes float_images = idx3(2, 1, 1, {1, 2});
   float_images[2] = 0x0D;
   write_file(img, float_images, gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains("bad magic number 0x00000d03"));
 
   // Images where labels belong.
   write_file(img, idx3(2, 1, 1, {1, 2}), gz);
   write_file(lab, idx3(2, 1, 1, {1, 2}), gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE(err.where == lab.string());
   REQUIRE_THAT(err.what, Contains("3 dimensions, expected 1"));
 }
@@ -122,22 +122,22 @@ TEST_CASE("data::read_idx: a truncated file says how many bytes it expected and 
   Bytes images = idx3(4, 3, 3, pattern(36));
   images.pop_back();
   auto [img, lab] = write_pair(dir, images, idx1({0, 1, 2, 3}), gz, gz);
-  auto err = input_error_of([&] { read_idx(img, lab); });
+  auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE(err.where == img.string());
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("truncated") && Contains("52") && Contains("51"));
 
   // Truncated inside the header, and an empty file.
   write_file(img, Bytes(images.begin(), images.begin() + 10), gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains("truncated") && Contains("expected 16 bytes, got 10"));
   write_file(img, {}, gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains("truncated") && Contains("got 0 bytes"));
 
   // Labels cut short.
   write_file(img, idx3(4, 3, 3, pattern(36)), gz);
   write_file(lab, Bytes{0, 0, 8, 1, 0, 0, 0, 4, 0, 1}, gz);
-  err = input_error_of([&] { read_idx(img, lab); });
+  err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE(err.where == lab.string());
   REQUIRE_THAT(err.what, Contains("truncated") && Contains("12") && Contains("10"));
 }
@@ -147,7 +147,7 @@ TEST_CASE("data::read_idx: extra bytes after the promised payload are an error",
   Bytes images = idx3(2, 2, 2, pattern(8));
   images.push_back(7);
   const auto [img, lab] = write_pair(dir, images, idx1({0, 1}), false, false);
-  const auto err = input_error_of([&] { read_idx(img, lab); });
+  const auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("1 bytes after the 24"));
 }
 
@@ -166,7 +166,7 @@ TEST_CASE("data::read_idx: a gzip stream cut short or corrupted is an InputError
   // after the 2 magic bytes.
   for (const std::size_t keep : {gz.size() / 2, gz.size() - 8, gz.size() - 3, std::size_t{2}}) {
     write_file(img, Bytes(gz.begin(), gz.begin() + static_cast<std::ptrdiff_t>(keep)));
-    const auto err = input_error_of([&] { read_idx(img, lab); });
+    const auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
     INFO("kept " << keep << " of " << gz.size() << " bytes: " << err.what);
     REQUIRE(err.where == img.string());
     REQUIRE_THAT(err.what, Contains(img.string()) && Contains("truncated gzip"));
@@ -176,7 +176,7 @@ TEST_CASE("data::read_idx: a gzip stream cut short or corrupted is an InputError
   Bytes bad = gz;
   for (std::size_t i = 20; i < bad.size() - 8; i += 97) bad[i] ^= 0x5a;
   write_file(img, bad);
-  const auto err = input_error_of([&] { read_idx(img, lab); });
+  const auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   INFO(err.what);
   REQUIRE_THAT(err.what, Contains(img.string()) && Contains("gzip"));
 }
@@ -184,7 +184,7 @@ TEST_CASE("data::read_idx: a gzip stream cut short or corrupted is an InputError
 TEST_CASE("data::read_idx: image and label counts must agree", "[data]") {
   TempDir dir;
   const auto [img, lab] = write_pair(dir, idx3(5, 2, 2, pattern(20)), idx1({0, 1, 2, 3}), true, false);
-  const auto err = input_error_of([&] { read_idx(img, lab); });
+  const auto err = input_error_of([&, img = img, lab = lab] { read_idx(img, lab); });
   REQUIRE(err.where == lab.string());
   REQUIRE_THAT(err.what, Contains(lab.string()) && Contains(img.string()) && Contains("4 labels but 5 images"));
 }

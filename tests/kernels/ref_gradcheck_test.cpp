@@ -36,7 +36,7 @@ TEST_CASE("ref::linear: backward matches central differences", "[kernels][gradch
   CAPTURE(N, C, OC);
   Vec inp = random_uniform<double>(sz(N, C), 1), weight = random_uniform<double>(sz(OC, C), 2);
   Vec bias = random_uniform<double>(sz(OC), 3), probe = random_uniform<double>(sz(N, OC), 4), out(sz(N, OC));
-  auto objective = [&] {
+  auto objective = [&, N = N, C = C, OC = OC] {
     ref::linear_forward<double>(out, inp, weight, bias, N, C, OC);
     return dot(out, probe);
   };
@@ -195,7 +195,7 @@ TEST_CASE("ref::softmax_xent: backward is the gradient of the mean loss", "[kern
   CAPTURE(N, K);
   Vec logits = random_normal<double>(sz(N, K), 1, /*stddev=*/3.0), probs(sz(N, K));
   const std::vector<std::int32_t> labels = random_labels(sz(N), K, 2);
-  auto loss = [&] { return ref::softmax_xent_forward<double>(probs, logits, labels, N, K); };
+  auto loss = [&, N = N, K = K] { return ref::softmax_xent_forward<double>(probs, logits, labels, N, K); };
   const double l = loss();
   double expected = 0;  // -mean log p(label), from the probabilities just written
   for (int n = 0; n < N; ++n) {

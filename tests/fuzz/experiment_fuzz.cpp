@@ -1,0 +1,40 @@
+// Fuzz target: experiment files with --set overrides, read as `dtsim run FILE --set ... --check` reads them
+// (experiments/runner/experiment.cpp: load_experiment, apply_set, read_experiment). Nothing runs.
+// Input: the experiment file, then optionally a NUL byte and the --set assignments, NUL-separated.
+// The file sits in scratch/experiments/fuzz/, next to scratch/platforms/ (copies of the repository's), so a
+// seed's "../../platforms/x.json" resolves; data paths resolve to nothing. Data set files are never read:
+// this target links with --wrap=open, and the wrapper below refuses every open() of our code, whose only one
+// is a data file's (kernels/data/byte_stream.cpp; JSON files are read through libstdc++), so that a data
+// section naming /usr/share/datasets/... costs an InputError, not a 30 MB read. The readers have targets of
+// their own.
+#include <cerrno>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "experiments/runner/experiment.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+
+extern "C" int __wrap_open(const char*, int, ...) {
+  errno = EACCES;
+  return -1;
+}
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  dts::fuzz::copy_repo_platforms();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const std::size_t end = input.find('\0');
+  std::vector<std::string> sets;
+  for (std::size_t at = end; at != std::string_view::npos && at < input.size();) {
+    const std::size_t next = input.find('\0', at + 1);
+    sets.emplace_back(input.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1));
+    at = next;
+  }
+  const auto path = dts::fuzz::write_scratch("experiments/fuzz/experiment.json", input.substr(0, end));
+  dts::fuzz::expect_input_error([&] { dts::exp::load_experiment(path.string(), sets); });
+  return 0;
+}
