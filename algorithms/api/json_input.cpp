@@ -134,6 +134,10 @@ std::string input_file_problem(const std::string& path) {
   if (s.type() == fs::file_type::not_found) return "not found";
   if (ec) return ec.message();
   if (s.type() == fs::file_type::directory) return "a directory, not a file";
+  // A FIFO would block the open, a device never end: refused without opening them.
+  if (s.type() != fs::file_type::regular) return "not a regular file";
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+  if (fs::file_size(path, ec) > kMaxBytes) return "larger than 64 MiB, more than any experiment or platform file";
   return "";
 }
 

@@ -2,6 +2,8 @@
 // message naming the file and the key (or the argument), before anything runs, and `run --check` catches what
 // a run would reject. JSON-level errors here; the SimGrid side (simgrid_config, --cfg, XML) in
 // simgrid_input_test.cpp.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/data/idx_writer.hpp"
@@ -126,6 +128,21 @@ TEST_CASE("dtsim run: a directory given as the experiment or a platform file is 
   r = check(tmp, (tmp / "base_dir.json").string());
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Contains("base_dir.json:/platform/base") && Contains("a directory"));
+}
+
+TEST_CASE("dtsim run: a FIFO or a device as the experiment or platform file is refused unopened", "[golden]") {
+  TempDir tmp;
+  REQUIRE(mkfifo((tmp / "fifo.json").c_str(), 0600) == 0);
+  // A FIFO opened for reading blocks until a writer comes: `timeout` turns a hang into exit 124.
+  auto r = run_dtsim("run " + (tmp / "fifo.json").string() + " --check", tmp / "", "timeout -s KILL 20 ");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Contains("fifo.json") && Contains("not a regular file"));
+  auto e = plain_experiment();
+  e["platform"] = "/dev/zero";
+  write_json(tmp / "zero.json", e);
+  r = run_dtsim("run " + (tmp / "zero.json").string() + " --check", tmp / "", "timeout -s KILL 20 ");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Contains("zero.json:/platform") && Contains("not a regular file"));
 }
 
 TEST_CASE("dtsim run: platform files that name each other as base are an input error naming the cycle", "[golden]") {
