@@ -20,8 +20,8 @@ struct Context {
   Compute& compute;
   Node& node;
   Recorder& recorder;
-  int workers = 1;          // training workers (ranks may include servers besides them)
-  std::int64_t steps = 1;   // local training steps per worker
+  int workers = 1;         // training workers (ranks may include servers besides them)
+  std::int64_t steps = 1;  // local training steps per worker
 };
 
 using RankMain = std::function<void(Context&)>;

@@ -23,12 +23,12 @@ void allreduce_sgd_rank(Context& ctx, const AllreduceSgdConfig& cfg) {
   if (ctx.comm.rank() == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, params);
 
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
-    const float loss = compute.forward_backward(params, grads);           // 1. local gradient
+    const float loss = compute.forward_backward(params, grads);         // 1. local gradient
     collectives::allreduce(cfg.allreduce, ctx.comm, compute, everyone,  // 2. sum over workers
                            grads, tags::kCollective);
-    rules::scale(grads, inv_p);                                         // 3. average
+    rules::scale(grads, inv_p);  // 3. average
     compute.charge_elementwise(grads.count(), 2);
-    compute.optimizer_step(params, grads);                              // 4. identical update everywhere
+    compute.optimizer_step(params, grads);  // 4. identical update everywhere
     ctx.recorder.step(step + 1, loss);
     const bool last = step + 1 == ctx.steps;
     if (ctx.comm.rank() == 0 && (last || ctx.recorder.eval_due(step + 1))) {

@@ -5,8 +5,8 @@
 
 namespace dts {
 
-void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const WorkerTags& tags,
-                          float alpha, std::int64_t tau) {
+void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const WorkerTags& tags, float alpha,
+                          std::int64_t tau) {
   Compute& compute = ctx.compute;
   Vec x = compute.make_vec(), grad = compute.make_vec(), center = compute.make_vec();
   Slice diff = center;  // the elastic difference overwrites the received center, not needed after it

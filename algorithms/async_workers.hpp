@@ -19,8 +19,8 @@ struct WorkerTags {
   Tag done;  // worker -> master: no more exchanges
 };
 
-void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const WorkerTags& tags,
-                          float alpha, std::int64_t tau);
+void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_rank, const WorkerTags& tags, float alpha,
+                          std::int64_t tau);
 void param_server_worker(Context& ctx, const ParamExchange& ex, Rank master_rank, const WorkerTags& tags);
 
 }  // namespace dts

@@ -51,7 +51,7 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
     next = 1 - next;
     rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
     replies.push_back(ex.isend(ctx.comm, got.source, kTags.down, center));  // 2. reply with the center as it is
-    rules::elastic_diff(w, w, center, alpha);                                // 3. W~ += alpha (W^i - W~)
+    rules::elastic_diff(w, w, center, alpha);                               // 3. W~ += alpha (W^i - W~)
     rules::axpy(center, 1.0f, w);
     compute.charge_elementwise(w.count(), 4);
     clock.tick(ctx.recorder, center);

@@ -69,9 +69,9 @@ void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg, PeerCache& cache)
     const float loss = compute.forward_backward(params, grads);  // 1. local gradient
     compute.optimizer_step(params, grads);                       // 2. local step
     const Rank peer = cache.peers(P, cfg.peer_seed, step)[static_cast<std::size_t>(me)];
-    if (peer >= 0) {                                                        // 3. exchange with the peer
+    if (peer >= 0) {  // 3. exchange with the peer
       collectives::pairwise_exchange(ctx.comm, peer, params, theirs, kTagGossip);
-      rules::axpy(params, 1.0f, theirs);                                    // 4. x <- (x + x_peer) / 2
+      rules::axpy(params, 1.0f, theirs);  // 4. x <- (x + x_peer) / 2
       rules::scale(params, 0.5f);
       compute.charge_elementwise(params.count(), 3);
     }

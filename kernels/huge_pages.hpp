@@ -36,9 +36,7 @@ inline void* huge_alloc(std::size_t bytes) {
   return reinterpret_cast<void*>(aligned);
 }
 
-inline void huge_free(void* p, std::size_t bytes) {
-  munmap(p, huge_len(bytes));
-}
+inline void huge_free(void* p, std::size_t bytes) { munmap(p, huge_len(bytes)); }
 
 // A std::allocator that puts allocations of kHugeMin bytes and more in huge pages.
 template <typename T>

@@ -233,7 +233,7 @@ void CollectiveSim::ring_sampled(const CollectiveCall& call, Instance& inst, int
 void CollectiveSim::ring_pipeline(Instance& inst, const RingSteps& steps, int first) {
   const int P = steps.P;
   const auto p = static_cast<std::size_t>(P);
-  const std::size_t extra = steps.n % p;  // chunks below `extra` are the big ones
+  const std::size_t extra = steps.n % p;                // chunks below `extra` are the big ones
   const auto small = static_cast<double>(steps.n / p);  // floats of a small chunk
   std::vector<double> start(p), arrival(p), wire_small(p), wire_big(p), add_small(p), add_big(p);
   for (std::size_t i = 0; i < p; ++i) {

@@ -10,8 +10,8 @@ double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batc
   double t = 0;
   for (const auto& l : layers) {
     // Forward reads the weights once; backward reads them and writes their gradient.
-    const double fwd = std::max(b * l.fwd_flops_per_sample / peak_flops,
-                                (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
+    const double fwd =
+        std::max(b * l.fwd_flops_per_sample / peak_flops, (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
     const double bwd = std::max(b * l.bwd_flops_per_sample / peak_flops,
                                 (b * l.bwd_bytes_per_sample + 2 * l.param_bytes) / mem_bw_Bps);
     t += fwd + bwd;

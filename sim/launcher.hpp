@@ -22,7 +22,7 @@ struct SimJob {
   int workers = 1;
   std::int64_t steps = 1;
   Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
-  RingSampling rings;  // collective fidelity: how ring collectives are timed
+  RingSampling rings;                      // collective fidelity: how ring collectives are timed
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests).
   std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*)> make_compute;
@@ -35,7 +35,7 @@ struct SimOutcome {
   double simulated_time_s = 0;
   std::uint64_t messages = 0;
   std::vector<std::uint64_t> bytes_sent, bytes_received;  // per rank, modeled
-  std::vector<ActorTimes> actor_times;                     // where the time went (sim/time_account.hpp)
+  std::vector<ActorTimes> actor_times;                    // where the time went (sim/time_account.hpp)
 };
 
 SimOutcome run_simulation(const SimJob& job);

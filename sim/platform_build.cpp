@@ -14,8 +14,8 @@ using simgrid::kernel::routing::NetPoint;
 namespace dts::sim {
 namespace {
 
-constexpr const char* kRole = "dts_role";  // host property: "cpu" or "device"
-constexpr const char* kNode = "dts_node";  // host property: the node's index
+constexpr const char* kRole = "dts_role";           // host property: "cpu" or "device"
+constexpr const char* kNode = "dts_node";           // host property: the node's index
 constexpr const char* kDataHost = "dts_data_host";  // device property: the host whose memory holds its data
 using Dir = sg4::LinkInRoute::Direction;
 

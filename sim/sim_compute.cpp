@@ -36,7 +36,8 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
     const TimeAccount::Scope copying(TimeCategory::kCpuGpuData);
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
-  const float loss = real_ ? trainer_.forward_backward(params.data, grads.data) : std::numeric_limits<float>::quiet_NaN();
+  const float loss =
+      real_ ? trainer_.forward_backward(params.data, grads.data) : std::numeric_limits<float>::quiet_NaN();
   const TimeAccount::Scope computing(TimeCategory::kForwardBackward);
   charge(step_time_s_);
   return loss;

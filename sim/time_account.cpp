@@ -51,14 +51,22 @@ bool same_node(const sg4::Host* a, const sg4::Host* b) {
 
 const char* to_string(TimeCategory c) {
   switch (c) {
-    case TimeCategory::kGpuGpuParameter: return "gpu_gpu_parameter";
-    case TimeCategory::kCpuGpuData: return "cpu_gpu_data";
-    case TimeCategory::kCpuGpuParameter: return "cpu_gpu_parameter";
-    case TimeCategory::kInterNodeParameter: return "inter_node_parameter";
-    case TimeCategory::kForwardBackward: return "forward_backward";
-    case TimeCategory::kGpuUpdate: return "gpu_update";
-    case TimeCategory::kCpuUpdate: return "cpu_update";
-    case TimeCategory::kIdle: return "idle";
+    case TimeCategory::kGpuGpuParameter:
+      return "gpu_gpu_parameter";
+    case TimeCategory::kCpuGpuData:
+      return "cpu_gpu_data";
+    case TimeCategory::kCpuGpuParameter:
+      return "cpu_gpu_parameter";
+    case TimeCategory::kInterNodeParameter:
+      return "inter_node_parameter";
+    case TimeCategory::kForwardBackward:
+      return "forward_backward";
+    case TimeCategory::kGpuUpdate:
+      return "gpu_update";
+    case TimeCategory::kCpuUpdate:
+      return "cpu_update";
+    case TimeCategory::kIdle:
+      return "idle";
   }
   return "?";
 }

@@ -28,14 +28,14 @@
 namespace dts::sim {
 
 enum class TimeCategory : std::uint8_t {
-  kGpuGpuParameter,    // parameters between two devices of one node (PCIe switch, NVLink, KNL chip)
-  kCpuGpuData,         // minibatch copy from host memory to the device
-  kCpuGpuParameter,    // parameters between a node's CPU and one of its devices
-  kInterNodeParameter, // parameters between nodes (the cluster network)
+  kGpuGpuParameter,     // parameters between two devices of one node (PCIe switch, NVLink, KNL chip)
+  kCpuGpuData,          // minibatch copy from host memory to the device
+  kCpuGpuParameter,     // parameters between a node's CPU and one of its devices
+  kInterNodeParameter,  // parameters between nodes (the cluster network)
   kForwardBackward,
-  kGpuUpdate,          // update rules on a device
-  kCpuUpdate,          // update rules on a CPU host
-  kIdle,               // waiting for a peer, a lock, a join: nothing on the wire for me
+  kGpuUpdate,  // update rules on a device
+  kCpuUpdate,  // update rules on a CPU host
+  kIdle,       // waiting for a peer, a lock, a join: nothing on the wire for me
 };
 inline constexpr std::size_t kTimeCategories = 8;
 using TimeVector = std::array<double, kTimeCategories>;
@@ -141,9 +141,9 @@ class TimeAccount {
   void register_actor(State s);
 
   friend TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call);
-  std::unordered_map<long, std::size_t> index_;  // pid -> states_
+  std::unordered_map<long, std::size_t> index_;                                   // pid -> states_
   std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
-  std::deque<State> states_;  // stable addresses
+  std::deque<State> states_;                                                      // stable addresses
 };
 
 }  // namespace dts::sim

@@ -8,8 +8,7 @@ namespace dts {
 
 class CollectiveOnlyCompute : public Compute {
  public:
-  explicit CollectiveOnlyCompute(std::size_t num_params = 0, bool real = true)
-      : num_params_(num_params), real_(real) {}
+  explicit CollectiveOnlyCompute(std::size_t num_params = 0, bool real = true) : num_params_(num_params), real_(real) {}
   std::size_t num_params() const override { return num_params_; }
   bool real() const override { return real_; }
   std::vector<model::ParamBlock> param_blocks() const override { return {}; }

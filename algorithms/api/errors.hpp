@@ -49,7 +49,7 @@ class KernelError : public std::runtime_error {
 
 }  // namespace dts
 
-#define DTS_ASSERT(cond, msg)                                         \
-  do {                                                                \
+#define DTS_ASSERT(cond, msg)                                          \
+  do {                                                                 \
     if (!(cond)) ::dts::assert_fail(#cond, __FILE__, __LINE__, (msg)); \
   } while (0)

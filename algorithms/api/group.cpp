@@ -21,8 +21,8 @@ Group::Group(std::vector<Rank> members) : Group(Unique{}, std::move(members)) {
 }
 
 Group::Group(Unique, std::vector<Rank> members) : members_(std::move(members)), hash_(hash_ranks(members_)) {
-  const bool consecutive = std::adjacent_find(members_.begin(), members_.end(),
-                                              [](Rank a, Rank b) { return b != a + 1; }) == members_.end();
+  const bool consecutive =
+      std::adjacent_find(members_.begin(), members_.end(), [](Rank a, Rank b) { return b != a + 1; }) == members_.end();
   if (consecutive && !members_.empty()) first_ = members_.front();
 }
 

@@ -9,10 +9,14 @@ namespace dts {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::kOk: return "ok";
-    case Status::kTimeout: return "timeout";
-    case Status::kPeerFailed: return "peer failed";
-    case Status::kCancelled: return "cancelled";
+    case Status::kOk:
+      return "ok";
+    case Status::kTimeout:
+      return "timeout";
+    case Status::kPeerFailed:
+      return "peer failed";
+    case Status::kCancelled:
+      return "cancelled";
   }
   return "?";
 }

@@ -22,9 +22,9 @@ struct Command {
 std::vector<Command> add_bench_commands(CLI::App& bench);
 // The benches (bench_<name>.cpp).
 Command add_bench_allreduce(CLI::App& bench);  // our allreduce on MPI, timed as peers/mpi_allreduce.c
-Command add_kernels_bench(CLI::App& bench);   // our kernels' training throughput against PyTorch
-Command add_overhead_bench(CLI::App& bench);  // simulated real-numerics runs against the same bare steps
-Command add_scale_bench(CLI::App& bench);     // wall s per simulated iteration and memory at scale, SMPI beside
+Command add_kernels_bench(CLI::App& bench);    // our kernels' training throughput against PyTorch
+Command add_overhead_bench(CLI::App& bench);   // simulated real-numerics runs against the same bare steps
+Command add_scale_bench(CLI::App& bench);      // wall s per simulated iteration and memory at scale, SMPI beside
 
 // Figures of repeated measurements.
 struct Stats {

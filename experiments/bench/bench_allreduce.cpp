@@ -58,16 +58,16 @@ int run_allreduce(const AllreduceOptions& o) {
   const int P = session.size();
   std::printf("dtsim bench allreduce: ranks=%d reps=%d budget_s=%g comm=MpiComm lib=\"%s\"\n", P, spec.reps,
               spec.budget_s, mpi::MpiSession::library_version().c_str());
-  std::printf("%-5s %12s %7s %12s %12s %12s %10s %10s\n", "algo", "bytes", "iters", "t_med_us", "t_min_us",
-              "t_max_us", "algbw_GB/s", "busbw_GB/s");
+  std::printf("%-5s %12s %7s %12s %12s %12s %10s %10s\n", "algo", "bytes", "iters", "t_med_us", "t_min_us", "t_max_us",
+              "algbw_GB/s", "busbw_GB/s");
   bool all_ok = true;
   for (const auto& t : timings) {
     const Stats s = stats_of(t.per_call_s);
     const double algbw = static_cast<double>(t.bytes) / s.median / 1e9;
     std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n",
-                t.algo == collectives::AllreduceAlgo::kRing ? "ring" : "tree",
-                static_cast<unsigned long long>(t.bytes), t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw,
-                algbw * 2.0 * (P - 1) / P, t.result_ok ? "" : "  RESULT-CHECK-FAILED");
+                t.algo == collectives::AllreduceAlgo::kRing ? "ring" : "tree", static_cast<unsigned long long>(t.bytes),
+                t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw, algbw * 2.0 * (P - 1) / P,
+                t.result_ok ? "" : "  RESULT-CHECK-FAILED");
     std::fflush(stdout);
     all_ok = all_ok && t.result_ok;
   }

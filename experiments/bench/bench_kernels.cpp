@@ -144,7 +144,8 @@ std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
 std::string find_peers_dir(const Options& o) {
   if (!o.peers_dir.empty()) return o.peers_dir;
   if (const char* env = std::getenv("DTS_PEERS_DIR")) return env;
-  for (const fs::path& p : {fs::path(DTS_SOURCE_DIR) / ".." / "shared" / "peers", fs::path(DTS_SOURCE_DIR) / "shared" / "peers"})
+  for (const fs::path& p :
+       {fs::path(DTS_SOURCE_DIR) / ".." / "shared" / "peers", fs::path(DTS_SOURCE_DIR) / "shared" / "peers"})
     if (fs::exists(p / "torch_throughput.py")) return p.lexically_normal().string();
   return "";
 }

@@ -137,7 +137,7 @@ void bare(const exp::Plan& plan) {
     const auto alpha = static_cast<float>(plan.resolved.at("algorithm").at("elastic_alpha").get<double>());
     BigFloats center(n);
     std::array<BigFloats, 2> incoming{BigFloats(n), BigFloats(n)};  // the center's two receive buffers
-    std::vector<BigFloats> reply;                                     // each worker's receive buffer
+    std::vector<BigFloats> reply;                                   // each worker's receive buffer
     for (std::size_t w = 0; w < P; ++w) reply.emplace_back(n);
     workers[0]->init_params(center);
     std::size_t next = 0;
@@ -148,10 +148,10 @@ void bare(const exp::Plan& plan) {
         rules::copy(c, Slice(center));                      //    which replies with W~ as it is
         rules::elastic_diff(in, in, Slice(center), alpha);  //    and moves: W~ += a (W - W~)
         rules::axpy(Slice(center), 1.0f, in);
-        workers[w]->forward_backward(x[w], g[w]);          // 2. the gradient at W (overlapping the reply)
-        rules::elastic_diff(c, Slice(x[w]), c, alpha);      // 3. a (W - W~), over the reply
-        workers[w]->optimizer_step(x[w], g[w]);            // 4. W -= eta dW
-        rules::axpy(Slice(x[w]), -1.0f, c);                 // 5. W -= a (W - W~)
+        workers[w]->forward_backward(x[w], g[w]);       // 2. the gradient at W (overlapping the reply)
+        rules::elastic_diff(c, Slice(x[w]), c, alpha);  // 3. a (W - W~), over the reply
+        workers[w]->optimizer_step(x[w], g[w]);         // 4. W -= eta dW
+        rules::axpy(Slice(x[w]), -1.0f, c);             // 5. W -= a (W - W~)
       }
   } else {
     throw InputError("--algorithms", "no bare loop for '" + plan.algorithm + "' (allreduce_sgd, easgd_async)");

@@ -158,20 +158,19 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
     a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
   }
   const int ranks = algo == "async_sgd" ? workers + 1 : workers;
-  return {
-      {"schema_version", 1},
-      {"name", "bench_scale"},
-      {"seed", 1},
-      {"platform", scale::platform_json(platform, ranks)},
-      {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
-      {"data", {{"name", "imagenet"}, {"modeled", true}}},
-      {"algorithm", a},
-      {"run",
-       {{"steps", steps},
-        {"eval_every_steps", 0},
-        {"fidelity", fidelity},
-        {"ring_flow_budget", rings.flow_budget},
-        {"ring_sample_steps", rings.sample_steps}}}};
+  return {{"schema_version", 1},
+          {"name", "bench_scale"},
+          {"seed", 1},
+          {"platform", scale::platform_json(platform, ranks)},
+          {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
+          {"data", {{"name", "imagenet"}, {"modeled", true}}},
+          {"algorithm", a},
+          {"run",
+           {{"steps", steps},
+            {"eval_every_steps", 0},
+            {"fidelity", fidelity},
+            {"ring_flow_budget", rings.flow_budget},
+            {"ring_sample_steps", rings.sample_steps}}}};
 }
 
 ChildResult run_case(const exp::Plan& plan) {
@@ -218,8 +217,7 @@ int run_scale(Options o) {
   if (o.steps < 2) throw InputError("--steps", "at least 2 (the first step is setup)");
   std::cout << "dtsim bench scale: resnet50 (modeled numerics, 102 MB of fp32 gradient), modeled imagenet, batch 32"
             << " per worker, run.ring_flow_budget " << o.rings.flow_budget << ", run.ring_sample_steps "
-            << o.rings.sample_steps
-            << "; wall s per simulated iteration over steps 2.." << o.steps
+            << o.rings.sample_steps << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
   std::printf("%-9s %-8s %-10s %7s  %-26s %-10s %8s %14s\n", "algorithm", "platform", "fidelity", "workers",

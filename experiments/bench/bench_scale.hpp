@@ -18,11 +18,11 @@ sim::PlatformSpec platform_spec(const std::string& name, int ranks);
 // What a child process sends back: its figures, and the wait4 peak memory added by the parent.
 struct ChildResult {
   bool ok = false;
-  double setup_s = 0;        // wall seconds from the start to the end of the first measured point
-  double wall_per_s = 0;     // wall seconds per iteration (or per call)
-  double sim_per_s = 0;      // simulated seconds per iteration (or per call)
-  double total_s = 0;        // wall seconds of the whole child
-  double peak_mb = 0;        // ru_maxrss of the child
+  double setup_s = 0;     // wall seconds from the start to the end of the first measured point
+  double wall_per_s = 0;  // wall seconds per iteration (or per call)
+  double sim_per_s = 0;   // simulated seconds per iteration (or per call)
+  double total_s = 0;     // wall seconds of the whole child
+  double peak_mb = 0;     // ru_maxrss of the child
 };
 // Runs fn in a forked child (SimGrid allows one engine per process; fresh memory to measure) and kills it
 // after limit_s of wall time.

@@ -15,9 +15,7 @@
 namespace dts::bench {
 namespace {
 
-double wall_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double wall_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 double self_cpu_s() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -58,9 +56,7 @@ int LoadProbe::cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-bool uncontended(double other_busy_cores, int threads) {
-  return other_busy_cores < LoadProbe::cpus() - threads + 0.2;
-}
+bool uncontended(double other_busy_cores, int threads) { return other_busy_cores < LoadProbe::cpus() - threads + 0.2; }
 
 std::string capture(const std::string& command, int& code) {
   std::string out;

@@ -37,8 +37,10 @@ model::OptimizerConfig read_optimizer(ConfigReader r) {
 }
 
 nlohmann::json optimizer_json(const model::OptimizerConfig& o) {
-  return {{"kind", o.kind}, {"lr", o.lr}, {"momentum", o.momentum}, {"weight_decay", o.weight_decay},
-          {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"lr_policy", o.lr_policy},
+  return {{"kind", o.kind},         {"lr", o.lr},
+          {"momentum", o.momentum}, {"weight_decay", o.weight_decay},
+          {"beta1", o.beta1},       {"beta2", o.beta2},
+          {"eps", o.eps},           {"lr_policy", o.lr_policy},
           {"lr_gamma", o.lr_gamma}, {"lr_power", o.lr_power}};
 }
 
@@ -82,7 +84,8 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const std::string key = root.has("data") ? root.raw("data").dump() : "{}";
   if (!cache.count(key)) cache[key] = read_datasets(d, base_dir, p.seed);
   p.data = cache[key];
-  if (p.data->modeled && p.real) d.fail("modeled", "a modeled data set has no samples: it needs model numerics \"modeled\"");
+  if (p.data->modeled && p.real)
+    d.fail("modeled", "a modeled data set has no samples: it needs model numerics \"modeled\"");
   if (p.real && model::is_zoo_model(p.model)) {
     m.fail("name", "'" + p.model + "' is a modeled-only zoo model (no kernels): it needs \"numerics\": \"modeled\"");
   }
@@ -123,8 +126,9 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   const bool by_steps = r.has("steps"), by_epochs = r.has("epochs");
   if (by_steps == by_epochs) r.fail("steps", "give exactly one of steps and epochs");
   const std::int64_t steps_per_epoch = shard / p.batch;
-  p.steps = by_steps ? r.integer("steps", 1, 1, std::int64_t{1} << 40)
-                     : static_cast<std::int64_t>(r.number("epochs", 1, 1e-6, 1e6) * static_cast<double>(steps_per_epoch));
+  p.steps = by_steps
+                ? r.integer("steps", 1, 1, std::int64_t{1} << 40)
+                : static_cast<std::int64_t>(r.number("epochs", 1, 1e-6, 1e6) * static_cast<double>(steps_per_epoch));
   if (p.steps < 1) r.fail("epochs", "less than one step per worker");
   p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);

@@ -41,7 +41,7 @@ struct Plan {
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;  // run.fidelity: how the simulator runs collectives
-  sim::RingSampling rings;  // run.ring_flow_budget, run.ring_sample_steps
+  sim::RingSampling rings;                           // run.ring_flow_budget, run.ring_sample_steps
   std::shared_ptr<const DataSets> data;
   nlohmann::json resolved;  // config.resolved.json
 };

@@ -55,8 +55,10 @@ void MetricsLog::write_csv(const std::string& path) const {
     std::fprintf(f, "%.9g,%d,%lld,", r.time_s, r.rank, static_cast<long long>(r.step));
     if (r.loss && std::isfinite(*r.loss)) std::fprintf(f, "%.7g", static_cast<double>(*r.loss));
     std::fprintf(f, ",");
-    if (r.eval) std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
-    else std::fprintf(f, ",");
+    if (r.eval)
+      std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
+    else
+      std::fprintf(f, ",");
     std::fprintf(f, ",%llu,%llu\n", static_cast<unsigned long long>(r.bytes_sent),
                  static_cast<unsigned long long>(r.bytes_received));
   }
@@ -65,7 +67,11 @@ void MetricsLog::write_csv(const std::string& path) const {
 
 MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
                                  std::int64_t eval_every_steps, std::int64_t log_every_steps)
-    : comm_(comm), log_(log), evaluator_(evaluator), progress_(progress), eval_every_(eval_every_steps),
+    : comm_(comm),
+      log_(log),
+      evaluator_(evaluator),
+      progress_(progress),
+      eval_every_(eval_every_steps),
       log_every_(log_every_steps) {}
 
 MetricsRow MetricsRecorder::row(std::int64_t step) const {

@@ -67,8 +67,8 @@ class MetricsLog {
 
 class MetricsRecorder final : public Recorder {
  public:
-  MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
-                  std::int64_t eval_every_steps, std::int64_t log_every_steps);
+  MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress, std::int64_t eval_every_steps,
+                  std::int64_t log_every_steps);
   void step(std::int64_t step, float loss) override;
   bool eval_due(std::int64_t step) const override;
   void evaluate(std::int64_t step, ConstSlice params, bool final) override;

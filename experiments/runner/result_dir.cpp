@@ -116,8 +116,9 @@ OutDir check_out_dir(const std::string& out, const std::string& experiment, bool
   if (!fs::exists(status)) return {path, false};
   if (!fs::is_directory(fs::status(path, ec))) throw InputError(key, "exists and is not a directory");
   if (!force) {
-    throw InputError(key, "exists; dtsim replaces no directory it did not create in this run "
-                          "(--force replaces a dtsim result directory)");
+    throw InputError(key,
+                     "exists; dtsim replaces no directory it did not create in this run "
+                     "(--force replaces a dtsim result directory)");
   }
   if (!holds_result(path)) {
     throw InputError(key, "exists and holds no dtsim result (no summary.json): not replaced, even with --force");

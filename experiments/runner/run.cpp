@@ -99,7 +99,7 @@ int run_experiment(const RunOptions& opt) {
   const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
   const OutDir out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
   check_simulation(plans, opt.simgrid_args);  // SimGrid's side of the input, in a child process
-  if (opt.check_only) {  // --check: one line per plan, nothing written
+  if (opt.check_only) {                       // --check: one line per plan, nothing written
     for (const Plan& plan : plans) {
       std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": ok, " << plan.algorithm << ", "
                 << plan.workers << " workers, " << plan.ranks << " ranks, " << plan.steps << " steps\n";

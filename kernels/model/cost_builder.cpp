@@ -21,7 +21,8 @@ std::string shape_text(Shape s) {
 CostBuilder::CostBuilder(std::string name, Shape input) : cur_(input) {
   p_.name = std::move(name);
   p_.input = input;
-  if (input.c < 1 || input.h < 1 || input.w < 1) throw InputError("", p_.name + ": bad input shape " + shape_text(input));
+  if (input.c < 1 || input.h < 1 || input.w < 1)
+    throw InputError("", p_.name + ": bad input shape " + shape_text(input));
 }
 
 CostBuilder& CostBuilder::at(Shape s) {
@@ -99,7 +100,9 @@ CostBuilder& CostBuilder::global_avgpool() {
 
 CostBuilder& CostBuilder::relu() { return push(cost::elementwise(next("relu"), cur_.size(), 2, 3, bwd()), cur_); }
 CostBuilder& CostBuilder::dropout() { return push(cost::elementwise(next("dropout"), cur_.size(), 3, 3, bwd()), cur_); }
-CostBuilder& CostBuilder::flatten() { return push(LayerCost{next("flatten"), 0, 0, 0, 0, 0}, Shape{int(cur_.size()), 1, 1}); }
+CostBuilder& CostBuilder::flatten() {
+  return push(LayerCost{next("flatten"), 0, 0, 0, 0, 0}, Shape{int(cur_.size()), 1, 1});
+}
 
 CostBuilder& CostBuilder::bn() {
   const std::string name = next("bn");
@@ -125,13 +128,12 @@ CostBuilder& CostBuilder::concat(const std::vector<Shape>& branches) {
 }
 
 CostBuilder& CostBuilder::add(Shape other) {
-  DTS_ASSERT(other.c == cur_.c && other.h == cur_.h && other.w == cur_.w, p_.name + ": residual add of different shapes");
+  DTS_ASSERT(other.c == cur_.c && other.h == cur_.h && other.w == cur_.w,
+             p_.name + ": residual add of different shapes");
   return push(cost::elementwise(next("add"), cur_.size(), 3, 3, bwd()), cur_);
 }
 
-CostBuilder& CostBuilder::loss(const std::string& name) {
-  return push(cost::softmax_xent(name, cur_.size()), cur_);
-}
+CostBuilder& CostBuilder::loss(const std::string& name) { return push(cost::softmax_xent(name, cur_.size()), cur_); }
 
 ModelProfile CostBuilder::take(int outputs) {
   p_.outputs = outputs;

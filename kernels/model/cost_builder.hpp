@@ -45,7 +45,7 @@ class CostBuilder {
 
   // Convolution (OC, C/groups, k, k), output floor((H + 2 pad - k) / stride) + 1.
   CostBuilder& conv(int oc, int k, int stride = 1, int pad = 0, int groups = 1, bool bias = true);
-  CostBuilder& fc(int out);  // over the flattened input
+  CostBuilder& fc(int out);                                                 // over the flattened input
   CostBuilder& maxpool(int k, int stride, int pad = 0, bool ceil = false);  // kernels::PoolShape's output size
   CostBuilder& avgpool(int k, int stride, int pad = 0, bool ceil = false);
   CostBuilder& global_avgpool();

@@ -45,6 +45,8 @@ LayerCost elementwise(const std::string& name, double n, double tensors_fwd, dou
   return c;
 }
 
-LayerCost softmax_xent(const std::string& name, double K) { return LayerCost{name, 5 * K, 2 * K, kF * 2 * K, kF * 2 * K, 0}; }
+LayerCost softmax_xent(const std::string& name, double K) {
+  return LayerCost{name, 5 * K, 2 * K, kF * 2 * K, kF * 2 * K, 0};
+}
 
 }  // namespace dts::model::cost

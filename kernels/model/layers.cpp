@@ -98,8 +98,8 @@ class Conv final : public Layer {
   }
   LayerCost cost(bool need_dinp, bool bwd) const override {
     const double outs = double(out().size());
-    return cost::gemm(name(), outs * s_.C * s_.KH * s_.KW, double(in().size()), outs, double(num_params()),
-                             need_dinp, bwd);
+    return cost::gemm(name(), outs * s_.C * s_.KH * s_.KW, double(in().size()), outs, double(num_params()), need_dinp,
+                      bwd);
   }
 
  private:

@@ -177,8 +177,6 @@ std::span<const float> SoftmaxXentLoss::probs(int N) const {
   return {impl_->probs.data(), static_cast<std::size_t>(N) * impl_->K};
 }
 
-LayerCost SoftmaxXentLoss::cost() const {
-  return cost::softmax_xent("loss", impl_->K);
-}
+LayerCost SoftmaxXentLoss::cost() const { return cost::softmax_xent("loss", impl_->K); }
 
 }  // namespace dts::model::detail

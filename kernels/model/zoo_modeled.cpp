@@ -32,7 +32,7 @@ constexpr int kImageNetClasses = 1000;
 // AlexNet (Krizhevsky et al. 2012) as in Caffe: `groups` 2 for the two-tower convolutions, 1 for one tower.
 ModelProfile alexnet(const std::string& name, int groups) {
   CostBuilder b(name, kCaffe227);
-  b.conv(96, 11, 4).relu().lrn().maxpool(3, 2, 0, true);           // 96 x 55 x 55 -> 27
+  b.conv(96, 11, 4).relu().lrn().maxpool(3, 2, 0, true);             // 96 x 55 x 55 -> 27
   b.conv(256, 5, 1, 2, groups).relu().lrn().maxpool(3, 2, 0, true);  // 256 x 27 x 27 -> 13
   b.conv(384, 3, 1, 1).relu();
   b.conv(384, 3, 1, 1, groups).relu();
@@ -63,16 +63,16 @@ void aux_classifier(CostBuilder& b, const std::string& loss_name) {
 // GoogLeNet as BVLC Caffe's train_val.prototxt (bias on every conv, LRN, no batch normalization).
 ModelProfile googlenet(const std::string& name, bool aux) {
   CostBuilder b(name, kImageNet224);
-  b.conv(64, 7, 2, 3).relu().maxpool(3, 2, 0, true).lrn();                        // 64 x 56 x 56
+  b.conv(64, 7, 2, 3).relu().maxpool(3, 2, 0, true).lrn();                      // 64 x 56 x 56
   b.conv(64, 1).relu().conv(192, 3, 1, 1).relu().lrn().maxpool(3, 2, 0, true);  // 192 x 28 x 28
-  inception(b, 64, 96, 128, 16, 32, 32);                                         // 3a: 256
-  inception(b, 128, 128, 192, 32, 96, 64);                                       // 3b: 480
-  b.maxpool(3, 2, 0, true);                                                      // 14 x 14
-  inception(b, 192, 96, 208, 16, 48, 64);                                        // 4a: 512
+  inception(b, 64, 96, 128, 16, 32, 32);                                        // 3a: 256
+  inception(b, 128, 128, 192, 32, 96, 64);                                      // 3b: 480
+  b.maxpool(3, 2, 0, true);                                                     // 14 x 14
+  inception(b, 192, 96, 208, 16, 48, 64);                                       // 4a: 512
   if (aux) aux_classifier(b, "loss1");
-  inception(b, 160, 112, 224, 24, 64, 64);   // 4b: 512
-  inception(b, 128, 128, 256, 24, 64, 64);   // 4c: 512
-  inception(b, 112, 144, 288, 32, 64, 64);   // 4d: 528
+  inception(b, 160, 112, 224, 24, 64, 64);  // 4b: 512
+  inception(b, 128, 128, 256, 24, 64, 64);  // 4c: 512
+  inception(b, 112, 144, 288, 32, 64, 64);  // 4d: 528
   if (aux) aux_classifier(b, "loss2");
   inception(b, 256, 160, 320, 32, 128, 128);  // 4e: 832
   b.maxpool(3, 2, 0, true);                   // 7 x 7
@@ -133,8 +133,14 @@ const std::vector<ZooEntry>& zoo() {
        [] { return googlenet("googlenet", true); }},
       {"googlenet_noaux", "GoogLeNet without the auxiliary classifiers, 3x224x224",
        [] { return googlenet("googlenet_noaux", false); }},
-      {"vgg16", "VGG-16 (config D), 3x224x224, 1000 classes", [] { return vgg("vgg16", {2, 2, 3, 3, 3}); }},
-      {"vgg19", "VGG-19 (config E), 3x224x224, 1000 classes", [] { return vgg("vgg19", {2, 2, 4, 4, 4}); }},
+      {"vgg16", "VGG-16 (config D), 3x224x224, 1000 classes",
+       [] {
+         return vgg("vgg16", {2, 2, 3, 3, 3});
+       }},
+      {"vgg19", "VGG-19 (config E), 3x224x224, 1000 classes",
+       [] {
+         return vgg("vgg19", {2, 2, 4, 4, 4});
+       }},
       {"resnet50", "ResNet-50 (torchvision v1.5), 3x224x224, 1000 classes", [] { return resnet50(); }},
   };
   return entries;

@@ -13,8 +13,8 @@ namespace dts::kernels::ref {
 
 // Fully connected. inp (N, C), weight (OC, C), bias (OC), out (N, OC).
 template <typename T>
-void linear_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias,
-                    int N, int C, int OC);
+void linear_forward(std::span<T> out, std::span<const T> inp, std::span<const T> weight, std::span<const T> bias, int N,
+                    int C, int OC);
 // dinp (N, C), dweight (OC, C), dbias (OC); dout (N, OC). An empty dinp skips the data gradient.
 template <typename T>
 void linear_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias, std::span<const T> dout,
@@ -33,8 +33,7 @@ void conv2d_backward(std::span<T> dinp, std::span<T> dweight, std::span<T> dbias
 // Max pooling. out (N, C, OH, OW); argmax (N, C, OH, OW) holds the flat input index of each max, an index
 // into the whole inp tensor (ties: the first in row-major window order).
 template <typename T>
-void maxpool2d_forward(std::span<T> out, std::span<std::int32_t> argmax, std::span<const T> inp,
-                       const PoolShape& s);
+void maxpool2d_forward(std::span<T> out, std::span<std::int32_t> argmax, std::span<const T> inp, const PoolShape& s);
 template <typename T>
 void maxpool2d_backward(std::span<T> dinp, std::span<const T> dout, std::span<const std::int32_t> argmax,
                         const PoolShape& s);
@@ -67,7 +66,7 @@ template <typename T>
 T softmax_xent_forward(std::span<T> probs, std::span<const T> logits, std::span<const std::int32_t> labels, int N,
                        int K);
 template <typename T>
-void softmax_xent_backward(std::span<T> dlogits, std::span<const T> probs, std::span<const std::int32_t> labels,
-                           int N, int K);
+void softmax_xent_backward(std::span<T> dlogits, std::span<const T> probs, std::span<const std::int32_t> labels, int N,
+                           int K);
 
 }  // namespace dts::kernels::ref

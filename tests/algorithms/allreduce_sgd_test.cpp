@@ -50,7 +50,8 @@ TEST_CASE("allreduce_sgd: a ring step costs what the alpha-beta model says", "[a
   REQUIRE(out["end_s"].get<double>() == Approx(3 * step).epsilon(1e-6));
 }
 
-TEST_CASE("allreduce_sgd: collective fidelity gives the same model, and the time within 2 %", "[algorithms][fidelity]") {
+TEST_CASE("allreduce_sgd: collective fidelity gives the same model, and the time within 2 %",
+          "[algorithms][fidelity]") {
   /* In details:
    *   o 8 workers on a star of 10 Gb/s, 5 us links (LV08 factors pinned to 1), 1e5 parameters; worker 3 is a
    *     straggler (its steps take 3x longer), so collectives start at different times on different members

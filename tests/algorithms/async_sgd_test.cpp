@@ -10,9 +10,7 @@
 using dts::test::AlgoRun;
 
 namespace {
-AlgoRun async_run(int P) {
-  return dts::test::master_worker_run("async_sgd", P, 300);
-}
+AlgoRun async_run(int P) { return dts::test::master_worker_run("async_sgd", P, 300); }
 }  // namespace
 
 TEST_CASE("async_sgd: agreeing workers bring W onto their optimum, 2 messages per step", "[algorithms]") {

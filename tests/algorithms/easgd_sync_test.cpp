@@ -1,7 +1,7 @@
 // Synchronous EASGD on the quadratic problem. At the fixed point of eq. (1)-(2) the center is the mean of
 // the workers and the workers' stationarity conditions sum to mean(x) = mean(c), so the center lands on
-// the mean of the c_i exactly (synchronous: no oscillation). Also: tree message counts, the exchange's critical path, the
-// overlap of variant 3 (max instead of sum), per-layer messages, and determinism under changed timing.
+// the mean of the c_i exactly (synchronous: no oscillation). Also: tree message counts, the exchange's critical path,
+// the overlap of variant 3 (max instead of sum), per-layer messages, and determinism under changed timing.
 #include <catch2/catch.hpp>
 
 #include "tests/algorithms/algo_harness.hpp"

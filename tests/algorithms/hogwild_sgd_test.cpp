@@ -9,9 +9,7 @@
 using dts::test::AlgoRun;
 
 namespace {
-AlgoRun hogwild_run(int P) {
-  return dts::test::master_worker_run("hogwild_sgd", P, 300);
-}
+AlgoRun hogwild_run(int P) { return dts::test::master_worker_run("hogwild_sgd", P, 300); }
 }  // namespace
 
 TEST_CASE("hogwild_sgd: agreeing workers bring W onto their optimum, 2 messages per step", "[algorithms]") {

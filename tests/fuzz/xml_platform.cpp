@@ -44,15 +44,21 @@ enum ExitCode { kLoadedCode = 0, kInputErrorCode = 2, kOtherErrorCode = 3, kSani
 XmlLoad::Outcome outcome_of(int status) {
   using Outcome = XmlLoad::Outcome;
   if (WIFSIGNALED(status)) {
-    return WTERMSIG(status) == SIGABRT ? Outcome::kAborted : WTERMSIG(status) == SIGALRM ? Outcome::kHung
-                                                                                         : Outcome::kUnknown;
+    return WTERMSIG(status) == SIGABRT   ? Outcome::kAborted
+           : WTERMSIG(status) == SIGALRM ? Outcome::kHung
+                                         : Outcome::kUnknown;
   }
   switch (WEXITSTATUS(status)) {
-    case kLoadedCode: return Outcome::kLoaded;
-    case kInputErrorCode: return Outcome::kInputError;
-    case kOtherErrorCode: return Outcome::kOtherError;
-    case kSanitizerCode: return Outcome::kSanitizerError;
-    default: return Outcome::kUnknown;
+    case kLoadedCode:
+      return Outcome::kLoaded;
+    case kInputErrorCode:
+      return Outcome::kInputError;
+    case kOtherErrorCode:
+      return Outcome::kOtherError;
+    case kSanitizerCode:
+      return Outcome::kSanitizerError;
+    default:
+      return Outcome::kUnknown;
   }
 }
 

@@ -59,7 +59,8 @@ TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, and SM
         std::istringstream words(line);
         std::string a, p, f, w, median, spread;
         words >> a >> p >> f >> w >> median >> spread;
-        found = found || (a == algo && p == "star" && f == fidelity && w == "16" && !spread.empty() && spread[0] == '(');
+        found =
+            found || (a == algo && p == "star" && f == fidelity && w == "16" && !spread.empty() && spread[0] == '(');
       }
       INFO(algo << " " << fidelity);
       REQUIRE(found);

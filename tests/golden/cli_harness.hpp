@@ -22,8 +22,8 @@ struct CliResult {
 // `prefix` wraps the command (e.g. "timeout -s TERM 2 ").
 inline CliResult run_dtsim(const std::string& args, const std::filesystem::path& dir, const std::string& prefix = "") {
   const auto err_file = dir / "stderr.txt";
-  const std::string cmd = prefix + std::string(DTSIM_BINARY) + " " + args + " > " + (dir / "stdout.txt").string() + " 2> " +
-                          err_file.string();
+  const std::string cmd = prefix + std::string(DTSIM_BINARY) + " " + args + " > " + (dir / "stdout.txt").string() +
+                          " 2> " + err_file.string();
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -34,9 +34,7 @@ inline CliResult run_dtsim(const std::string& args, const std::filesystem::path&
   return r;
 }
 
-inline void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
-  std::ofstream(path) << j.dump(2);
-}
+inline void write_json(const std::filesystem::path& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(2); }
 
 inline std::string slurp(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,13 +49,14 @@ inline nlohmann::json tiny_experiment() {
       {"name", "tiny"},
       {"seed", 7},
       {"platform",
-       {{"device", {{"peak_flops", 1e11}, {"mem_bw_Bps", 1e10}}}, {"link_bandwidth_bps", 1e9}, {"link_latency_s", 1e-4}}},
+       {{"device", {{"peak_flops", 1e11}, {"mem_bw_Bps", 1e10}}},
+        {"link_bandwidth_bps", 1e9},
+        {"link_latency_s", 1e-4}}},
       {"model", {{"name", "logreg"}, {"numerics", "real"}, {"backend", "onednn"}}},
       {"data", {{"name", "synthetic"}, {"train_samples", 2048}, {"test_samples", 512}, {"height", 6}, {"width", 6}}},
       {"algorithm", {{"name", "allreduce_sgd"}, {"workers", 4}, {"batch_size", 16}, {"optimizer", {{"lr", 0.1}}}}},
       {"run", {{"epochs", 2}, {"eval_every_steps", 8}, {"log_every_steps", 4}}},
-      {"variants",
-       {{{"name", "allreduce_sgd"}}, {{"name", "easgd_async"}, {"algorithm", {{"name", "easgd_async"}}}}}}};
+      {"variants", {{{"name", "allreduce_sgd"}}, {{"name", "easgd_async"}, {"algorithm", {{"name", "easgd_async"}}}}}}};
 }
 
 }  // namespace dts::test

@@ -51,7 +51,7 @@ TEST_CASE("easgd_hpc: every experiment file and every variant validates", "[gold
     const auto j = nlohmann::json::parse(slurp(f));
     const std::size_t plans = j.contains("variants") ? j["variants"].size() : 1;
     CHECK(count_lines(slurp(tmp / "stdout.txt")) == plans);  // one "ok" line per plan
-    CHECK_FALSE(fs::exists(tmp / "out"));                      // --check writes nothing
+    CHECK_FALSE(fs::exists(tmp / "out"));                    // --check writes nothing
   }
 }
 
@@ -64,17 +64,22 @@ TEST_CASE("easgd_hpc: --check fails on a bad key, and 32 KNL groups exceed MCDRA
 
   // papers/easgd_hpc.md §5.8: 16 x (AlexNet 249 MB + Cifar) fits 16 GB of MCDRAM, 32 copies do not.
   const auto h5 = (study_dir() / "h5_knl_partition.json").string();
-  r = run_dtsim("run " + h5 + " --check --set variants=null --set platform.chip_partition.groups=32"
-                " --set algorithm.workers=32", tmp / "");
+  r = run_dtsim("run " + h5 +
+                    " --check --set variants=null --set platform.chip_partition.groups=32"
+                    " --set algorithm.workers=32",
+                tmp / "");
   INFO(r.err);
   CHECK(r.code == 2);
   CHECK(r.err.find("chip_partition/groups") != std::string::npos);
-  r = run_dtsim("run " + h5 + " --check --set variants=null --set platform.chip_partition.groups=16"
-                " --set algorithm.workers=16", tmp / "");
+  r = run_dtsim("run " + h5 +
+                    " --check --set variants=null --set platform.chip_partition.groups=16"
+                    " --set algorithm.workers=16",
+                tmp / "");
   CHECK(r.code == 0);
 }
 
-TEST_CASE("easgd_hpc: H6 weak scaling, shortened: efficiency T(1)/T(N) <= 1 and falling with N", "[golden][easgd_hpc]") {
+TEST_CASE("easgd_hpc: H6 weak scaling, shortened: efficiency T(1)/T(N) <= 1 and falling with N",
+          "[golden][easgd_hpc]") {
   /* In details:
    *   o h6_weak_scaling.json as shipped (Cori KNL dragonfly, Sync EASGD, GoogLeNet at 5.11 s per iteration),
    *     cut to 3 iterations and to 1, 4, 16 and 64 nodes

@@ -67,7 +67,7 @@ TEST_CASE("dtsim run: ResNet-50 on modeled ImageNet, 64 workers of ring allreduc
   TempDir tmp;
   write_json(tmp / "zoo.json", resnet_experiment(P, steps));
   const auto [code, max_rss_kib] = run_measured(std::string(DTSIM_BINARY) + " run " + (tmp / "zoo.json").string() +
-                                                 " --out " + (tmp / "out").string() + " 2> " + (tmp / "err").string());
+                                                " --out " + (tmp / "out").string() + " 2> " + (tmp / "err").string());
   INFO(slurp(tmp / "err"));
   REQUIRE(code == 0);
   CHECK(max_rss_kib < 400 * 1024);

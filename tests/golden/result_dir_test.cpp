@@ -55,7 +55,8 @@ TEST_CASE("dtsim run: --out naming the current directory, an ancestor or a direc
           "[golden]") {
   Scratch s;
   const auto before = contents(s.home);
-  for (const std::string& out : std::vector<std::string>{".", "./", "..", "work/..", s.home.string(), "work", "/", "notes.txt"}) {
+  for (const std::string& out :
+       std::vector<std::string>{".", "./", "..", "work/..", s.home.string(), "work", "/", "notes.txt"}) {
     for (const std::string force : {"", " --force"}) {
       INFO("--out " << out << force);
       const auto r = s.run("--out " + out + force);
@@ -71,8 +72,7 @@ TEST_CASE("dtsim run: --out naming the current directory, an ancestor or a direc
   REQUIRE(contents(s.home) == before);
 }
 
-TEST_CASE("dtsim run: names that are not plain directory names are refused before anything is written",
-          "[golden]") {
+TEST_CASE("dtsim run: names that are not plain directory names are refused before anything is written", "[golden]") {
   Scratch s;
   const auto before = contents(s.home);
   for (const std::string name : {"..", ".", "", ".hidden", "a/b", "../x", "/tmp"}) {
@@ -138,7 +138,8 @@ TEST_CASE("dtsim run: SIGKILL mid-variant leaves no process, and the next run no
   const pid_t parent = fork();
   REQUIRE(parent >= 0);
   if (parent == 0) {  // dtsim run tiny.json --out OUT, from the scratch directory, output discarded
-    if (chdir(s.home.c_str()) != 0 || !std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr))
+    if (chdir(s.home.c_str()) != 0 || !std::freopen("/dev/null", "w", stdout) ||
+        !std::freopen("/dev/null", "w", stderr))
       _exit(127);
     execl(DTSIM_BINARY, DTSIM_BINARY, "run", "tiny.json", "--out", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);

@@ -124,8 +124,8 @@ TEST_CASE("dtsim run: modeled numerics give the same simulated times as real num
   TempDir tmp;
   write_json(tmp / "tiny.json", tiny_experiment());
   for (const char* numerics : {"real", "modeled"}) {
-    const auto r = run_dtsim("run " + (tmp / "tiny.json").string() + " --set model.numerics=" + numerics +
-                                 " --out " + (tmp / numerics).string(),
+    const auto r = run_dtsim("run " + (tmp / "tiny.json").string() + " --set model.numerics=" + numerics + " --out " +
+                                 (tmp / numerics).string(),
                              tmp / "");
     INFO(r.err);
     REQUIRE(r.code == 0);

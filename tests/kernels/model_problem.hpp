@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/model/network.hpp"
 #include "kernels/rng.hpp"
 #include "tests/support/numeric.hpp"
-#include "kernels/model/network.hpp"
 
 namespace dts::model::test {
 

@@ -77,8 +77,7 @@ TEST_CASE("model: Fashion-MNIST recipes land where PyTorch lands", "[.slow][reci
   const auto train = dts::data::read_idx(kDir / "train-images-idx3-ubyte.gz", kDir / "train-labels-idx1-ubyte.gz");
   const auto test = dts::data::read_idx(kDir / "t10k-images-idx3-ubyte.gz", kDir / "t10k-labels-idx1-ubyte.gz");
   SECTION("mlp") {
-    check_recipe({"mlp", {.kind = "momentum", .lr = 0.05, .momentum = 0.9}, 128, 0.8724, 0.8684, 0.8778}, train,
-                 test);
+    check_recipe({"mlp", {.kind = "momentum", .lr = 0.05, .momentum = 0.9}, 128, 0.8724, 0.8684, 0.8778}, train, test);
   }
   SECTION("lenet") {
     const OptimizerConfig caffe{.kind = "momentum",

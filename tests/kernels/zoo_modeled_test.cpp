@@ -52,8 +52,8 @@ TEST_CASE("model::zoo_model: parameter counts are the published totals", "[kerne
   // papers/easgd_hpc.md's 249 MB; vgg16/vgg19/resnet50: torchvision. googlenet: BVLC Caffe with the two auxiliary
   // heads (13,378,280 x 4 B = 53.5 MB, the "~53 MB" BVLC model); googlenet_noaux: the 6,998,552 of the Caffe
   // deploy graph (torchvision's 6,624,904 differs: batch norm instead of biases and 3x3 in place of the 5x5).
-  const Want want[] = {{"alexnet", 60'965'224},     {"alexnet_cifar", 62'378'344}, {"googlenet", 13'378'280},
-                       {"googlenet_noaux", 6'998'552}, {"vgg16", 138'357'544},      {"vgg19", 143'667'240},
+  const Want want[] = {{"alexnet", 60'965'224},        {"alexnet_cifar", 62'378'344}, {"googlenet", 13'378'280},
+                       {"googlenet_noaux", 6'998'552}, {"vgg16", 138'357'544},        {"vgg19", 143'667'240},
                        {"resnet50", 25'557'032}};
   REQUIRE(zoo_model_names().size() == std::size(want));
   for (const auto& w : want) {
@@ -130,7 +130,7 @@ TEST_CASE("model::model_profile: zoo models and kernels Networks", "[kernels][zo
   const ModelProfile alex = model_profile("alexnet_cifar", 3, 32, 32, 10);
   CHECK(alex.num_params == 62'378'344);
   CHECK(alex.input.h == 227);
-  CHECK_THROWS_AS(model_profile("resnet50", 1, 28, 28, 10), dts::InputError);     // 1 channel
+  CHECK_THROWS_AS(model_profile("resnet50", 1, 28, 28, 10), dts::InputError);       // 1 channel
   CHECK_THROWS_AS(model_profile("resnet50", 3, 224, 224, 21841), dts::InputError);  // more classes than outputs
   CHECK_THROWS_WITH(model_profile("resnet5", 3, 224, 224, 10), Catch::Contains("resnet50"));
 }

@@ -29,8 +29,8 @@ void check_case(const FidelityCase& c, double bound) {
   REQUIRE(!message.contains("error"));
   REQUIRE(!collective.contains("error"));
   const auto errors = dts::test::fidelity_errors(message, collective);
-  std::cout << dts::test::describe(c) << " flow budget " << c.rings.flow_budget << " sample steps " << c.rings.sample_steps << " max error " << errors.dump()
-            << "\n";
+  std::cout << dts::test::describe(c) << " flow budget " << c.rings.flow_budget << " sample steps "
+            << c.rings.sample_steps << " max error " << errors.dump() << "\n";
   INFO(dts::test::describe(c) << " errors " << errors.dump());
   for (const auto& [op, err] : errors.items()) {
     INFO(op);

@@ -18,7 +18,7 @@ namespace {
 
 constexpr double kSlotS = 10.0;
 constexpr double kStragglerDelayS = 5e-3;
-const std::vector<std::string> kOps = {"ring_allreduce", "tree_allreduce", "tree_reduce",        "tree_broadcast",
+const std::vector<std::string> kOps = {"ring_allreduce", "tree_allreduce",      "tree_reduce",      "tree_broadcast",
                                        "ring_allgather", "ring_reduce_scatter", "pairwise_exchange"};
 
 // Additions cost what they cost on a 20 GB/s device, linear in n (Compute::charge_elementwise).
@@ -44,8 +44,9 @@ std::vector<float> run_op(const std::string& op, Comm& comm, Compute& compute, c
   const int P = g.size(), r = comm.rank();
   std::vector<float> out;
   auto real = [&](std::size_t off, std::size_t n) {
-    if (!data.data.empty()) out.assign(data.data.begin() + static_cast<std::ptrdiff_t>(off),
-                                       data.data.begin() + static_cast<std::ptrdiff_t>(off + n));
+    if (!data.data.empty())
+      out.assign(data.data.begin() + static_cast<std::ptrdiff_t>(off),
+                 data.data.begin() + static_cast<std::ptrdiff_t>(off + n));
   };
   if (op == "ring_allreduce") collectives::ring_allreduce(comm, compute, g, data, tag);
   if (op == "tree_allreduce") collectives::tree_allreduce(comm, compute, g, data, tag);
@@ -72,8 +73,8 @@ std::string describe(const FidelityCase& c) {
 }
 
 std::string platform_xml(const std::string& topology, int hosts) {
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("dts_fidelity_" + topology + "_" + std::to_string(hosts) + "_" + std::to_string(getpid()) + ".xml");
+  const auto file = std::filesystem::temp_directory_path() / ("dts_fidelity_" + topology + "_" + std::to_string(hosts) +
+                                                              "_" + std::to_string(getpid()) + ".xml");
   std::string attrs;
   if (topology == "fat_tree") {  // 2 levels, k hosts per leaf, k leaves, k / 2 spines: 2:1 oversubscribed
     const int k = static_cast<int>(std::lround(std::sqrt(hosts)));
@@ -89,8 +90,9 @@ std::string platform_xml(const std::string& topology, int hosts) {
   std::ofstream(file) << R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1"><zone id="world" routing="Full">
-  <cluster id="c" prefix="node-" radical="0-)" << hosts - 1 << R"(" suffix="" speed="1Gf" sharing_policy="SPLITDUPLEX" )"
-                      << attrs << R"( loopback_bw="100GBps" loopback_lat="0"/>
+  <cluster id="c" prefix="node-" radical="0-)"
+                      << hosts - 1 << R"(" suffix="" speed="1Gf" sharing_policy="SPLITDUPLEX" )" << attrs
+                      << R"( loopback_bw="100GBps" loopback_lat="0"/>
 </zone></platform>
 )";
   return file.string();
@@ -104,29 +106,33 @@ nlohmann::json run_fidelity_case(const FidelityCase& c, sim::Fidelity fidelity) 
   spec.device.peak_flops = 1e9;
   spec.simgrid_config = c.simgrid_config;
   const int P = c.workers, late = (P / 2 + 1) % P;
-  auto out = simulate(spec, P, [&](sim::SimComm& comm, sim::SimNode& node, nlohmann::json& o) {
-    LinearCompute compute;
-    const Group everyone = Group::range(0, P);
-    int slot = 0;
-    auto start_slot = [&] {  // every collective starts at the same time on every member, the straggler later
-      const double start = kSlotS * slot++;
-      node.sleep_for(start + (c.straggler && comm.rank() == late ? kStragglerDelayS : 0) - comm.now_s());
-      return start;
-    };
-    for (std::size_t k = 0; k < kOps.size(); ++k) {  // 1. timed, modeled numerics
-      const double start = start_slot();
-      run_op(kOps[k], comm, compute, everyone, Slice({}, c.floats), static_cast<Tag>(100 + 10 * k));
-      o["t"][kOps[k]] = comm.now_s() - start;
-    }
-    const std::size_t n = 257 + static_cast<std::size_t>(P);  // not a multiple of P: uneven ring chunks
-    for (std::size_t k = 0; k < kOps.size(); ++k) {  // 2. real numerics
-      start_slot();
-      std::vector<float> v = test_values(comm.rank(), n);
-      o["v"][kOps[k]] = run_op(kOps[k], comm, compute, everyone, std::span<float>(v), static_cast<Tag>(200 + 10 * k));
-    }
-    o["sent"] = comm.bytes_sent();
-    o["recv"] = comm.bytes_received();
-  }, fidelity, c.rings);
+  auto out = simulate(
+      spec, P,
+      [&](sim::SimComm& comm, sim::SimNode& node, nlohmann::json& o) {
+        LinearCompute compute;
+        const Group everyone = Group::range(0, P);
+        int slot = 0;
+        auto start_slot = [&] {  // every collective starts at the same time on every member, the straggler later
+          const double start = kSlotS * slot++;
+          node.sleep_for(start + (c.straggler && comm.rank() == late ? kStragglerDelayS : 0) - comm.now_s());
+          return start;
+        };
+        for (std::size_t k = 0; k < kOps.size(); ++k) {  // 1. timed, modeled numerics
+          const double start = start_slot();
+          run_op(kOps[k], comm, compute, everyone, Slice({}, c.floats), static_cast<Tag>(100 + 10 * k));
+          o["t"][kOps[k]] = comm.now_s() - start;
+        }
+        const std::size_t n = 257 + static_cast<std::size_t>(P);  // not a multiple of P: uneven ring chunks
+        for (std::size_t k = 0; k < kOps.size(); ++k) {           // 2. real numerics
+          start_slot();
+          std::vector<float> v = test_values(comm.rank(), n);
+          o["v"][kOps[k]] =
+              run_op(kOps[k], comm, compute, everyone, std::span<float>(v), static_cast<Tag>(200 + 10 * k));
+        }
+        o["sent"] = comm.bytes_sent();
+        o["recv"] = comm.bytes_received();
+      },
+      fidelity, c.rings);
   std::filesystem::remove(spec.xml_file);
   return out;
 }

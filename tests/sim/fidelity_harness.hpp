@@ -15,10 +15,10 @@ namespace dts::test {
 struct FidelityCase {
   std::string topology;  // star | fat_tree | dragonfly
   int workers = 4;
-  bool straggler = false;      // member P / 2 + 1 (mod P) starts every collective 5 ms late
-  std::size_t floats = 1'000'000;  // modeled size of the timed collectives
+  bool straggler = false;                                  // member P / 2 + 1 (mod P) starts every collective 5 ms late
+  std::size_t floats = 1'000'000;                          // modeled size of the timed collectives
   std::map<std::string, std::string> simgrid_config = {};  // extra --cfg items
-  sim::RingSampling rings = {};  // collective fidelity: flow budget 1 samples every ring
+  sim::RingSampling rings = {};                            // collective fidelity: flow budget 1 samples every ring
 };
 
 std::string describe(const FidelityCase& c);

@@ -34,8 +34,9 @@ class NoCompute final : public dts::Compute {
 void report(const std::string& what, int P, int iters, dts::sim::Fidelity f, const nlohmann::json& out) {
   REQUIRE(!out.contains("error"));
   std::cout << what << " P=" << P << " " << dts::sim::to_string(f) << ": wall/iter "
-            << out["host"]["wall_s"].get<double>() / iters << " s, simulated/iter " << out["end_s"].get<double>() / iters
-            << " s, messages " << out["messages"] << ", max RSS " << out["host"]["max_rss_kb"].get<double>() / 1024 << " MB\n";
+            << out["host"]["wall_s"].get<double>() / iters << " s, simulated/iter "
+            << out["end_s"].get<double>() / iters << " s, messages " << out["messages"] << ", max RSS "
+            << out["host"]["max_rss_kb"].get<double>() / 1024 << " MB\n";
 }
 
 }  // namespace
@@ -44,13 +45,16 @@ TEST_CASE("measure: ring allreduce of 100 MB, modeled", "[.measure]") {
   const int P = GENERATE(256, 1024);
   const auto fidelity = GENERATE(dts::sim::Fidelity::kCollective, dts::sim::Fidelity::kMessage);
   const int iters = fidelity == dts::sim::Fidelity::kMessage ? 1 : 5;
-  const auto out = dts::test::simulate(lv08_star(P), P, [&](auto& comm, auto&, auto&) {
-    NoCompute compute;
-    const dts::Group everyone = dts::Group::range(0, P);
-    for (int i = 0; i < iters; ++i) {
-      dts::collectives::ring_allreduce(comm, compute, everyone, dts::Slice({}, 25'000'000), 1);
-    }
-  }, fidelity);
+  const auto out = dts::test::simulate(
+      lv08_star(P), P,
+      [&](auto& comm, auto&, auto&) {
+        NoCompute compute;
+        const dts::Group everyone = dts::Group::range(0, P);
+        for (int i = 0; i < iters; ++i) {
+          dts::collectives::ring_allreduce(comm, compute, everyone, dts::Slice({}, 25'000'000), 1);
+        }
+      },
+      fidelity);
   report("ring_allreduce 100 MB", P, iters, fidelity, out);
 }
 
@@ -58,12 +62,16 @@ TEST_CASE("measure: pairwise gossip of 100 MB, modeled", "[.measure]") {
   const int P = GENERATE(1024, 4096);
   const auto fidelity = GENERATE(dts::sim::Fidelity::kCollective, dts::sim::Fidelity::kMessage);
   const int iters = 5;
-  const auto out = dts::test::simulate(lv08_star(P), P, [&](auto& comm, auto&, auto&) {
-    for (int i = 0; i < iters; ++i) {  // hypercube partners: a different pairing every iteration
-      const dts::Rank peer = comm.rank() ^ (1 << (i % 12));
-      if (peer < P) dts::collectives::pairwise_exchange(comm, peer, dts::ConstSlice({}, 25'000'000),
-                                                        dts::Slice({}, 25'000'000), 1);
-    }
-  }, fidelity);
+  const auto out = dts::test::simulate(
+      lv08_star(P), P,
+      [&](auto& comm, auto&, auto&) {
+        for (int i = 0; i < iters; ++i) {  // hypercube partners: a different pairing every iteration
+          const dts::Rank peer = comm.rank() ^ (1 << (i % 12));
+          if (peer < P)
+            dts::collectives::pairwise_exchange(comm, peer, dts::ConstSlice({}, 25'000'000), dts::Slice({}, 25'000'000),
+                                                1);
+        }
+      },
+      fidelity);
   report("pairwise_exchange 100 MB", P, iters, fidelity, out);
 }

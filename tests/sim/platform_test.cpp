@@ -37,13 +37,12 @@ TEST_CASE("sim::platform: one message over the one link of an XML platform", "[s
   </zone>
 </platform>
 )";
-  const nlohmann::json pj = {{"topology", "xml"},
-                             {"xml", "two.xml"},
-                             {"device", {{"peak_flops", 1e9}, {"mem_bw_Bps", 1e9}}},
-                             {"simgrid_config",
-                              {{"network/latency-factor", "1"},
-                               {"network/bandwidth-factor", "1"},
-                               {"network/crosstraffic", "0"}}}};
+  const nlohmann::json pj = {
+      {"topology", "xml"},
+      {"xml", "two.xml"},
+      {"device", {{"peak_flops", 1e9}, {"mem_bw_Bps", 1e9}}},
+      {"simgrid_config",
+       {{"network/latency-factor", "1"}, {"network/bandwidth-factor", "1"}, {"network/crosstraffic", "0"}}}};
   const auto spec = dts::sim::read_platform(pj, "p.json", "", dir.string());
   const auto out = dts::test::simulate(spec, 2, [](auto& comm, auto&, auto& o) {
     dts::Vec buf(250'000, false);

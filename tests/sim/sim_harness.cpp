@@ -20,7 +20,8 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
   p.link_bandwidth_bps = bandwidth_bps;
   p.link_latency_s = latency_s;
   p.network_model = "LV08";
-  p.simgrid_config = {{"network/latency-factor", "1"}, {"network/bandwidth-factor", "1"}, {"network/crosstraffic", "0"}};
+  p.simgrid_config = {
+      {"network/latency-factor", "1"}, {"network/bandwidth-factor", "1"}, {"network/crosstraffic", "0"}};
   p.device.peak_flops = 1e9;
   return p;
 }

@@ -23,7 +23,6 @@ using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nloh
 // messages sent, out["host"] what the simulation cost on this machine: "wall_s" (engine.run() alone) and
 // "max_rss_kb"; drop it before comparing runs.
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
-                        sim::Fidelity fidelity = sim::Fidelity::kMessage,
-                        sim::RingSampling rings = {});
+                        sim::Fidelity fidelity = sim::Fidelity::kMessage, sim::RingSampling rings = {});
 
 }  // namespace dts::test

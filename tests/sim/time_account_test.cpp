@@ -39,8 +39,8 @@ std::size_t at(TimeCategory c) { return static_cast<std::size_t>(c); }
 json to_json(const std::vector<dts::sim::ActorTimes>& actors) {
   json out = json::array();
   for (const auto& a : actors) {
-    out.push_back({{"rank", a.rank}, {"main", a.main}, {"start", a.start_s}, {"end", a.end_s}, {"own", a.own},
-                   {"path", a.path}});
+    out.push_back(
+        {{"rank", a.rank}, {"main", a.main}, {"start", a.start_s}, {"end", a.end_s}, {"own", a.own}, {"path", a.path}});
   }
   return out;
 }
