@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
       }
       run.simgrid_args.push_back(extra);
     }
-    return run.backend == "mpi" && !run.check_only ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
+    return run.backend == "mpi" ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
   } catch (const dts::InputError& e) {
     std::cerr << "input error: " << e.what() << '\n';
     return 2;

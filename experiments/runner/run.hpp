@@ -32,7 +32,8 @@ int run_experiment(const RunOptions& opt);
 
 // `dtsim run --backend mpi`, on every rank of an MPI job (run_mpi.cpp): the plans run one after another in
 // this job, rank 0 writes the result directory. Returns the exit code, the same on every rank; a rank that
-// fails mid-run ends the whole job (MPI_Abort). Without DTS_WITH_MPI it is an input error.
+// fails mid-run ends the whole job (MPI_Abort). With --check it runs no job (no mpirun needed): it checks what a
+// job would refuse on input and prints the `mpirun -np` each plan needs. Without DTS_WITH_MPI it is an input error.
 int run_experiment_mpi(const RunOptions& opt);
 
 // Runs one plan in this process and writes config.resolved.json, metrics.csv and summary.json into `dir`.

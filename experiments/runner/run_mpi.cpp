@@ -115,19 +115,39 @@ std::string plan_where(const RunOptions& opt, const Plan& plan, const std::strin
   return opt.experiment_file + ":" + (plan.variant.empty() ? "" : "/variants[" + plan.variant + "]") + key;
 }
 
-// Input checks that only the MPI backend makes: the job's size and the numerics.
+// Input checks that only the MPI backend makes: the numerics, and the job's size (`world`; 0: not in a job).
 void check_plan(const RunOptions& opt, const Plan& plan, int world) {
   if (!plan.real) {
     throw InputError(
         plan_where(opt, plan, "/model/numerics"),
         "\"modeled\" runs no kernels; the MPI backend needs \"real\" (modeled numerics need the simulator)");
   }
-  if (plan.ranks != world) {
+  if (world != 0 && plan.ranks != world) {
     throw InputError(plan_where(opt, plan, "/algorithm/workers"),
                      plan.algorithm + " with " + std::to_string(plan.workers) + " workers needs " +
                          std::to_string(plan.ranks) + " MPI ranks, but this job has " + std::to_string(world) +
                          " (mpirun -np " + std::to_string(plan.ranks) + ")");
   }
+}
+
+// What every rank reads before the job starts; `world` as in check_plan.
+std::vector<Plan> load_for_mpi(const RunOptions& opt, int world) {
+  if (!opt.simgrid_args.empty())
+    throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
+  std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);
+  for (const Plan& plan : plans) check_plan(opt, plan, world);
+  return plans;
+}
+
+// `--backend mpi --check`, without mpirun: what a job would refuse on input, and the size each plan needs.
+int check_experiment_mpi(const RunOptions& opt) {
+  const std::vector<Plan> plans = load_for_mpi(opt, /*world=*/0);
+  check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
+  for (const Plan& plan : plans) {
+    std::cout << (plan.variant.empty() ? plan.experiment : plan.variant) << ": ok, " << plan.algorithm << ", "
+              << plan.workers << " workers, mpirun -np " << plan.ranks << ", " << plan.steps << " steps\n";
+  }
+  return 0;
 }
 
 std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault,
@@ -191,6 +211,7 @@ void publish(const OutDir& out, const std::vector<Plan>& plans, const std::vecto
 }  // namespace
 
 int run_experiment_mpi(const RunOptions& opt) {
+  if (opt.check_only) return check_experiment_mpi(opt);
   mpi::MpiSession session;
   const Rank rank = session.rank();
   const std::string who = "rank " + std::to_string(rank) + ": ";
@@ -203,10 +224,7 @@ int run_experiment_mpi(const RunOptions& opt) {
   int code = 0;
   std::string message;
   try {
-    if (!opt.simgrid_args.empty())
-      throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
-    plans = load_experiment(opt.experiment_file, opt.sets);
-    for (const Plan& plan : plans) check_plan(opt, plan, session.size());
+    plans = load_for_mpi(opt, session.size());
     if (rank == 0) out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
     fault = read_fault(session.size());
   } catch (const InputError& e) {

@@ -165,6 +165,26 @@ TEST_CASE("realexec: a job of the wrong size, or modeled numerics, is an input e
   REQUIRE(leaves_nothing(tmp, "out"));
 }
 
+TEST_CASE("realexec: --backend mpi --check needs no mpirun and refuses what an MPI job would", "[mpi]") {
+  TempDir tmp;
+  const fs::path exp = write_tiny(tmp);
+  const std::string out = " --out " + (tmp / "out").string();
+  const auto dtsim = [&](const std::string& args) {
+    return dts::test::run_dtsim("run --backend mpi --check " + args, tmp / "");
+  };
+  auto r = dtsim(exp.string() + out + " --set algorithm.name=easgd_async");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(slurp(tmp / "stdout.txt"), Catch::Contains("ok, easgd_async, 4 workers, mpirun -np 5"));
+  r = dtsim(exp.string() + out + " --cfg=network/model:CM02");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("--cfg=network/model:CM02") && Catch::Contains("not used with --backend mpi"));
+  r = dtsim(exp.string() + out + " --set model.numerics=modeled");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/model/numerics"));
+  REQUIRE(leaves_nothing(tmp, "out"));
+}
+
 TEST_CASE("realexec: an existing --out that holds no result is refused before anything runs", "[mpi]") {
   TempDir tmp;
   const fs::path exp = write_tiny(tmp);
