@@ -151,6 +151,7 @@ TEST_CASE("dtsim run: SIGKILL mid-variant leaves no process, and the next run no
   while ((!fs::exists(partial) || processes_with(out).size() < 2) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  REQUIRE(fs::exists(partial));
   REQUIRE(processes_with(out).size() == 2);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   REQUIRE(processes_with(out).size() == 2);  // still in the first variant
