@@ -1,6 +1,6 @@
-// Shared by the fuzz targets (tests/fuzz/README.md): a scratch directory per fuzzing process, files written
-// into it, and the rule every target checks: bad input ends in dts::InputError (dtsim's exit 2); any other
-// exception, an abort or a sanitizer report is a finding.
+// Shared by the fuzz targets (README "Checks"): a scratch directory per fuzzing process, files
+// written into it, and the rule every target checks: bad input ends in dts::InputError (dtsim's exit 2); any
+// other exception, an abort or a sanitizer report is a finding.
 #pragma once
 
 #include <cstddef>
