@@ -25,7 +25,7 @@
 
 namespace {
 
-constexpr unsigned kChildSeconds = 20;                // below scripts/fuzz's -timeout=30
+constexpr unsigned kChildSeconds = 20;            // below scripts/fuzz's -timeout=30
 constexpr rlim_t kChildMemory = rlim_t{2} << 30;  // 2 GiB
 
 rlim_t data_mapped_bytes() {
