@@ -9,9 +9,9 @@
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/compute.hpp"
-#include "algorithms/api/config_reader.hpp"
 #include "algorithms/api/node.hpp"
 #include "algorithms/api/recorder.hpp"
+#include "core/config_reader.hpp"
 
 namespace dts {
 

@@ -14,9 +14,9 @@
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/compute.hpp"
-#include "algorithms/api/config_reader.hpp"
 #include "algorithms/api/group.hpp"
 #include "algorithms/api/recorder.hpp"
+#include "core/config_reader.hpp"
 
 namespace dts {
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/hash.hpp"
+
 namespace dts {
 
 constexpr std::uint64_t splitmix64(std::uint64_t& state) {
@@ -17,11 +19,7 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) {
 }
 
 // FNV-1a of a stream name, so that "dropout" and "shuffle" streams never collide by accident.
-constexpr std::uint64_t stream_id(std::string_view name) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (char ch : name) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
-  return h;
-}
+constexpr std::uint64_t stream_id(std::string_view name) { return fnv1a(name); }
 
 // xoshiro256** seeded from (seed, rank, stream) through splitmix64.
 class Rng {

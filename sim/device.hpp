@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 #include "kernels/model/network.hpp"
 
 namespace dts::sim {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 
 namespace fs = std::filesystem;
 

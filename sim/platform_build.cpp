@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 #include "sim/platform.hpp"
 
 namespace sg4 = simgrid::s4u;

@@ -3,20 +3,16 @@
 // refused even when SimGrid aborted or exited.
 #include "sim/preflight.hpp"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
-#include <csignal>
-#include <cstdio>
 #include <functional>
 #include <sstream>
-#include <stdexcept>
+#include <string_view>
 
-#include "algorithms/api/errors.hpp"
+#include "core/child_process.hpp"
+#include "core/errors.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/launcher.hpp"
 
@@ -71,42 +67,32 @@ struct Outcome {
   }
 };
 
-// Runs `body` in a child process, its stderr on a pipe, stdout discarded, and reads back how it went.
+// Runs `body` in a child process that dies with dtsim (even by SIGKILL), its stderr on a pipe, stdout discarded,
+// and reads back how it went.
 Outcome in_child(const std::function<void(const StepHook&)>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {  // dies with dtsim, even by SIGKILL
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
-    close(fds[0]);
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[1]);
-    if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDOUT_FILENO);
-    try {
-      body([](const std::string& step) { record("step", step); });
-      record("ok", "");
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      record("input", e.where() + kSep + (e.where().empty() ? what : what.substr(e.where().size() + 2)));
-    } catch (const std::exception& e) {
-      record("error", e.what());
-    }
-    _exit(0);  // no atexit handlers or destructors: this process is a copy of the caller's
-  }
-  close(fds[1]);
+  ChildOptions opts;
+  opts.pipe = ChildOptions::Pipe::kStderr;
+  opts.stdout_to_null = true;
+  opts.die_with_parent = true;
+  ChildProcess child(
+      [&body](int) {
+        try {
+          body([](const std::string& step) { record("step", step); });
+          record("ok", "");
+        } catch (const InputError& e) {
+          const std::string what = e.what();
+          record("input", e.where() + kSep + (e.where().empty() ? what : what.substr(e.where().size() + 2)));
+        } catch (const std::exception& e) {
+          record("error", e.what());
+        }
+        return 0;
+      },
+      opts);
   Outcome o;
   bool in_record = false;
   std::string rec;
-  char buf[4096];
-  while (true) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    for (ssize_t i = 0; i < n; ++i) {
-      const char c = buf[i];
+  child.read([&](std::string_view chunk) {
+    for (const char c : chunk) {
       if (c == kBegin) {
         in_record = true;
         rec.clear();
@@ -120,11 +106,8 @@ Outcome in_child(const std::function<void(const StepHook&)>& body) {
         o.print(c);
       }
     }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  });
+  child.wait();
   return o;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "sim/sim_world.hpp"
 
 namespace sg4 = simgrid::s4u;

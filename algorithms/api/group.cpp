@@ -4,13 +4,14 @@
 #include <algorithm>
 #include <numeric>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
+#include "core/hash.hpp"
 
 namespace dts {
 
 std::uint64_t hash_ranks(std::span<const Rank> ranks) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const Rank r : ranks) h = (h ^ static_cast<std::uint64_t>(r)) * 1099511628211ULL;
+  std::uint64_t h = kFnv1aBasis;
+  for (const Rank r : ranks) h = fnv1a_step(h, static_cast<std::uint64_t>(r));
   return h;
 }
 

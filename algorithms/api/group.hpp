@@ -11,7 +11,8 @@
 
 namespace dts {
 
-// FNV-1a over ranks in order: what identifies a set of members (the simulator keys collectives by it).
+// FNV-1a (core/hash.hpp) over the ranks in order, each folded as one value: what identifies a set of members
+// (the simulator keys collectives by it).
 std::uint64_t hash_ranks(std::span<const Rank> ranks);
 
 class Group {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/huge_pages.hpp"
 
 namespace dts {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "experiments/bench/bench.hpp"
 #ifdef DTS_WITH_MPI
 #include "realexec/bench_allreduce_mpi.hpp"

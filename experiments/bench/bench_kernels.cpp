@@ -21,7 +21,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "experiments/bench/bench.hpp"
 #include "kernels/model/network.hpp"
 #include "kernels/model/optimizer.hpp"

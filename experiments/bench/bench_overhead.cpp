@@ -10,7 +10,6 @@
 // process; fresh memory for both), and the ratio is taken per pair.
 #include <omp.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -23,6 +22,7 @@
 #include <iostream>
 
 #include "algorithms/rules/vector_ops.hpp"
+#include "core/child_process.hpp"
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/results.hpp"
@@ -70,13 +70,7 @@ void warm_memory() {
 
 // Runs fn in a child process and returns the time it took there (NaN if the child failed).
 Timing timed_in_child(const std::function<void()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
+  ChildProcess child([&](int fd) {
     Timing t;
     try {
       warm_memory();
@@ -87,16 +81,13 @@ Timing timed_in_child(const std::function<void()>& fn) {
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << '\n';
     }
-    if (write(fds[1], &t, sizeof t) != sizeof t) t.wall_s = NAN;
-    std::fflush(nullptr);
-    _exit(std::isnan(t.wall_s) ? 1 : 0);
-  }
-  close(fds[1]);
+    if (write(fd, &t, sizeof t) != sizeof t) t.wall_s = NAN;
+    return std::isnan(t.wall_s) ? 1 : 0;
+  });
   Timing t;
-  if (read(fds[0], &t, sizeof t) != sizeof t) t = Timing{};
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const std::string bytes = child.read_all();
+  if (bytes.size() == sizeof t) std::memcpy(&t, bytes.data(), sizeof t);
+  child.wait();
   return t;
 }
 

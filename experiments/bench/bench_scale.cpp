@@ -9,17 +9,18 @@
 #include "experiments/bench/bench_scale.hpp"
 
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
+#include "core/child_process.hpp"
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/results.hpp"
@@ -52,13 +53,7 @@ double wall_now_s() {
 }  // namespace
 
 ChildResult in_child(const std::function<ChildResult()>& fn, double limit_s) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
+  ChildProcess child([&](int fd) {
     alarm(static_cast<unsigned>(std::ceil(limit_s)));  // a runaway case dies of SIGALRM
     ChildResult r;
     const double t0 = wall_now_s();
@@ -69,19 +64,15 @@ ChildResult in_child(const std::function<ChildResult()>& fn, double limit_s) {
       std::cerr << "error: " << e.what() << '\n';
       r.ok = false;
     }
-    if (write(fds[1], &r, sizeof r) != sizeof r) r.ok = false;
-    std::fflush(nullptr);
-    _exit(r.ok ? 0 : 1);
-  }
-  close(fds[1]);
+    if (write(fd, &r, sizeof r) != sizeof r) r.ok = false;
+    return r.ok ? 0 : 1;
+  });
   ChildResult r;
-  if (read(fds[0], &r, sizeof r) != sizeof r) r = ChildResult{};
-  close(fds[0]);
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  r.peak_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) r.ok = false;
+  const std::string bytes = child.read_all();
+  if (bytes.size() == sizeof r) std::memcpy(&r, bytes.data(), sizeof r);
+  const ChildExit e = child.wait();
+  r.peak_mb = static_cast<double>(e.usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  if (!e.exited() || e.code() != 0) r.ok = false;
   return r;
 }
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "experiments/bench/bench.hpp"
 
 namespace dts::bench {

@@ -5,7 +5,7 @@
 // ("modeled": true, for modeled numerics) is a sample shape and counts only: no file is read, no sample held.
 #include <filesystem>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
 
 namespace fs = std::filesystem;

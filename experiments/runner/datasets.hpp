@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 #include "experiments/runner/experiment.hpp"
 
 namespace dts::exp {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "kernels/model/zoo_modeled.hpp"

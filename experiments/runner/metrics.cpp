@@ -7,7 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
+#include "core/hash.hpp"
 
 namespace dts::exp {
 
@@ -101,9 +102,7 @@ void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final)
   log_.rows.push_back(r);
   if (final) {
     log_.final_eval = r;
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(params.data.data());
-    for (std::size_t i = 0; i < params.data.size_bytes(); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+    const std::uint64_t h = fnv1a(std::as_bytes(params.data));
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     log_.final_model_hash = hex;

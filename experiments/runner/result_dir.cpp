@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,17 +1,12 @@
 // Running plans and writing their result directories.
 #include "experiments/runner/run.hpp"
 
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "core/child_process.hpp"
 #include "experiments/runner/breakdown.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/result_dir.hpp"
@@ -74,22 +69,15 @@ extern "C" void on_interrupt(int) { g_interrupted = 1; }
 
 // Waits for the child running one plan; on SIGINT/SIGTERM stops it instead, so that the caller can remove the
 // partial result directory. Returns the child's exit code (130 when interrupted).
-int wait_child(pid_t pid) {
+int wait_child(ChildProcess& child) {
   struct sigaction sa {};
-  sa.sa_handler = on_interrupt;  // no SA_RESTART: waitpid returns EINTR
+  sa.sa_handler = on_interrupt;  // no SA_RESTART: the wait returns EINTR
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 1;
-    if (g_interrupted) {
-      kill(pid, SIGTERM);
-      waitpid(pid, &status, 0);
-      return 130;
-    }
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  std::cerr << "error: the run died (signal " << WTERMSIG(status) << ")\n";
+  const ChildExit e = child.wait([] { return g_interrupted != 0; });
+  if (e.stopped) return 130;
+  if (e.exited()) return e.code();
+  std::cerr << "error: the run died (signal " << e.signal() << ")\n";
   return 1;
 }
 
@@ -111,26 +99,24 @@ int run_experiment(const RunOptions& opt) {
   for (const Plan& plan : plans) {
     const fs::path dir = plan.variant.empty() ? partial.path() : partial.path() / plan.variant;
     std::cout.flush();
-    std::fflush(nullptr);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {  // one simulation per process, which dies with its parent (even by SIGKILL)
-      int code = 0;
-      try {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
-        run_plan(plan, dir.string(), opt.simgrid_args);
-      } catch (const InputError& e) {
-        std::cerr << "input error: " << e.what() << '\n';
-        code = 2;
-      } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << '\n';
-        code = 1;
-      }
-      std::fflush(nullptr);
-      _exit(code);
-    }
-    const int code = wait_child(pid);
+    ChildOptions opts;  // one simulation per process, which dies with its parent (even by SIGKILL)
+    opts.pipe = ChildOptions::Pipe::kNone;
+    opts.die_with_parent = true;
+    ChildProcess child(
+        [&](int) {
+          try {
+            run_plan(plan, dir.string(), opt.simgrid_args);
+          } catch (const InputError& e) {
+            std::cerr << "input error: " << e.what() << '\n';
+            return 2;
+          } catch (const std::exception& e) {
+            std::cerr << "error: " << e.what() << '\n';
+            return 1;
+          }
+          return 0;
+        },
+        opts);
+    const int code = wait_child(child);
     if (code != 0) return code;  // the partial directory goes with `partial`
   }
   partial.publish();

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts::exp {
 

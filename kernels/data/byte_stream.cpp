@@ -17,7 +17,7 @@
 #include <limits>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts::data {
 namespace {

@@ -9,7 +9,7 @@
 #include <array>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/byte_stream.hpp"
 #include "kernels/data/dataset.hpp"
 

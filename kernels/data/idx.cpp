@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/byte_stream.hpp"
 #include "kernels/data/dataset.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/rng.hpp"
 

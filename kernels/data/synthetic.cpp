@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/rng.hpp"
 

@@ -1,7 +1,7 @@
 // CostBuilder: shapes, parameter blocks and per-layer costs of a model described layer by layer.
 #include "kernels/model/cost_builder.hpp"
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/model/layer_cost.hpp"
 #include "kernels/ref/shapes.hpp"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/model/layer_cost.hpp"
 #include "kernels/ref/kernels.hpp"
 #ifdef DTS_WITH_ONEDNN

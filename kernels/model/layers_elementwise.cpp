@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/model/layer_cost.hpp"
 #include "kernels/model/layers.hpp"
 #include "kernels/ref/kernels.hpp"

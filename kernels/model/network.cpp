@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/model/layers.hpp"
 #include "kernels/rng.hpp"
 

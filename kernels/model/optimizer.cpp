@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts::model {
 namespace {

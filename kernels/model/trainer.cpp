@@ -1,7 +1,7 @@
 // Trainer: network replica, shard stream and optimizer of one rank.
 #include "kernels/model/trainer.hpp"
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/rng.hpp"
 
 namespace dts::model {

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts::model {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/ref/kernels.hpp"
 #include "kernels/ref/loops.hpp"
 

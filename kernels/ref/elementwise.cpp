@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/ref/kernels.hpp"
 #include "kernels/rng.hpp"
 

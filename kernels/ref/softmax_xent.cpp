@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/ref/kernels.hpp"
 
 namespace dts::kernels::ref {

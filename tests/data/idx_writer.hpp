@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts::data::testing {
 

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <set>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/dataset.hpp"
 
 using namespace dts::data;

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/dataset.hpp"
 
 using namespace dts::data;

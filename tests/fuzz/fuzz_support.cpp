@@ -10,7 +10,7 @@
 #include <memory>
 #include <typeinfo>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace fs = std::filesystem;
 

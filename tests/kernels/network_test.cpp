@@ -9,7 +9,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/model/optimizer.hpp"
 #include "model_problem.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 using namespace dts::model;
 

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 using namespace dts::model;
 

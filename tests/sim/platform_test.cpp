@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/sim/sim_harness.hpp"
 
 namespace fs = std::filesystem;

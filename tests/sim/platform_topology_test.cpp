@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
 

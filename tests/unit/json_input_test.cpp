@@ -1,8 +1,8 @@
-// Bounded JSON input (algorithms/api/json_input.hpp) and the ConfigReader messages built on it: the nesting
+// Bounded JSON input (core/json_input.hpp) and the ConfigReader messages built on it: the nesting
 // limit at its edge, numbers beyond a double, the JSON path in messages, and echoed values cut short.
 #include <catch2/catch.hpp>
 
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 
 using Catch::Contains;
 using dts::ConfigError;

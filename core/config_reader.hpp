@@ -9,8 +9,8 @@
 #include <set>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
-#include "algorithms/api/json_input.hpp"
+#include "core/errors.hpp"
+#include "core/json_input.hpp"
 
 namespace dts {
 

@@ -1,6 +1,6 @@
 // Bounded JSON parsing: a SAX handler that builds the document as nlohmann's own DOM parser does, keeps the
 // JSON path of the value being read for messages, and refuses nesting past the limit before it is built.
-#include "algorithms/api/json_input.hpp"
+#include "core/json_input.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "algorithms/api/errors.hpp"
+#include "core/errors.hpp"
 
 namespace dts {
 

@@ -1,5 +1,5 @@
 // ConfigReader: strict typed access with JSON-path error messages.
-#include "algorithms/api/config_reader.hpp"
+#include "core/config_reader.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,4 @@
-// Error types shared by every layer (DESIGN.md §7, STYLE.md §8). Header-only so that kernels/ can throw them
-// without linking the algorithms library.
+// Error types shared by every layer (DESIGN.md §7, STYLE.md §8).
 //   InputError  bad input: config key, platform, dataset file. main() returns 2, writes nothing.
 //   CommError, KernelError  library or environment failure. main() returns 1.
 //   DTS_ASSERT  broken invariant: aborts with a message.
