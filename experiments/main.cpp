@@ -10,6 +10,9 @@
 #include "experiments/runner/run.hpp"
 #include "kernels/model/network.hpp"
 #include "kernels/model/zoo_modeled.hpp"
+#ifdef DTS_WITH_SIM
+#include "experiments/runner_sim/sim_input.hpp"
+#endif
 
 namespace {
 
@@ -30,6 +33,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   dts::exp::RunOptions run;
+#ifdef DTS_WITH_SIM
+  run.simulator = &dts::exp::sim_reader();  // --backend mpi reads the platform as the simulator does
+#endif
   CLI::App* run_cmd = app.add_subcommand("run", "run an experiment on the simulator");
   run_cmd->add_option("experiment", run.experiment_file, "experiment JSON file")->required();
   run_cmd->add_option("--out", run.out_dir, "result directory (default: results/<experiment name>)");

@@ -26,7 +26,8 @@
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/results.hpp"
-#include "experiments/runner/run.hpp"
+#include "experiments/runner_sim/run_sim.hpp"
+#include "experiments/runner_sim/sim_input.hpp"
 #include "kernels/huge_pages.hpp"
 #include "kernels/model/trainer.hpp"
 #include "sim/launcher.hpp"
@@ -167,7 +168,7 @@ int run_overhead(Options o) {
                                   "run.eval_every_steps=0", "algorithm.name=" + algo};
     if (o.quick) sets.insert(sets.end(), {"algorithm.workers=2", "algorithm.batch_size=8"});
     if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
-    const std::vector<exp::Plan> plans = exp::load_experiment(file, sets);
+    const std::vector<exp::Plan> plans = exp::load_experiment(file, sets, exp::sim_reader());
     const exp::Plan& plan = plans.front();
     std::vector<double> sim_s, bare_s, ratio, cpu_ratio;
     for (int r = 0; r < o.runs; ++r) {

@@ -24,7 +24,8 @@
 #include "experiments/bench/bench.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner/results.hpp"
-#include "experiments/runner/run.hpp"
+#include "experiments/runner_sim/run_sim.hpp"
+#include "experiments/runner_sim/sim_input.hpp"
 #include "sim/launcher.hpp"
 
 namespace dts::bench {
@@ -230,7 +231,7 @@ int run_scale(Options o) {
             continue;
           }
           const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.rings),
-                                                  DTS_SOURCE_DIR "/experiments/bench/scale.json");
+                                                  DTS_SOURCE_DIR "/experiments/bench/scale.json", exp::sim_reader());
           std::vector<double> wall, setup, peak, sim;
           double spent = 0;
           for (int rep = 0; rep < o.reps && (rep == 0 || spent * (rep + 1) / rep <= o.budget_s); ++rep) {

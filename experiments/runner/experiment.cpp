@@ -3,13 +3,11 @@
 
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "core/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "kernels/model/zoo_modeled.hpp"
-#include "sim/preflight.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +45,8 @@ nlohmann::json optimizer_json(const model::OptimizerConfig& o) {
 // Data sets are read once per distinct "data" section and shared by the variants that use it.
 using DataCache = std::map<std::string, std::shared_ptr<const DataSets>>;
 
-Plan read_plan(const nlohmann::json& j, const std::string& file, const std::string& variant, DataCache& cache) {
+Plan read_plan(const nlohmann::json& j, const std::string& file, const std::string& variant, DataCache& cache,
+               const SimulatorReader& simulator) {
   const std::string base_dir = fs::path(file).parent_path().string();
   ConfigReader root(j, file, variant.empty() ? "" : "/variants[" + variant + "]");
   Plan p;
@@ -61,6 +60,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.seed = static_cast<std::uint64_t>(root.integer("seed", 42, 0, std::int64_t{1} << 53));
 
   // Platform: a file name (relative to the experiment) or an inline object.
+  std::shared_ptr<SimulatorPart> sim_part;
   if (!root.has("platform")) root.fail("platform", "required key is missing");
   const nlohmann::json& pj = root.raw("platform");
   if (pj.is_string()) {
@@ -68,9 +68,9 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
     if (const std::string why = input_file_problem(pf); !why.empty()) {
       root.fail("platform", "platform file " + echo(pf, 200) + ": " + why);
     }
-    p.platform = sim::load_platform_file(pf);
+    sim_part = simulator.read_platform_file(pf);
   } else {
-    p.platform = sim::read_platform(pj, file, "/platform", base_dir);
+    sim_part = simulator.read_platform(pj, file, base_dir);
   }
 
   ConfigReader m = root.child("model");
@@ -105,7 +105,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   }
   // KNL partitioning: every group holds the weights and the training set in the chip's memory (fp32).
   const double train_floats = static_cast<double>(p.data->train.n) * static_cast<double>(p.data->train.sample_size());
-  sim::check_partition_capacity(p.platform, 4.0 * static_cast<double>(num_params), 4.0 * train_floats);
+  simulator.check_capacity(*sim_part, 4.0 * static_cast<double>(num_params), 4.0 * train_floats);
 
   ConfigReader a = root.child("algorithm");
   p.algorithm = a.require_string("name");
@@ -132,10 +132,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   if (p.steps < 1) r.fail("epochs", "less than one step per worker");
   p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
-  p.fidelity = r.choice("fidelity", "message", {"message", "collective"}) == "message" ? sim::Fidelity::kMessage
-                                                                                       : sim::Fidelity::kCollective;
-  p.rings.flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::RingSampling::kFlowBudget, 1, 1 << 30));
-  p.rings.sample_steps = static_cast<int>(r.integer("ring_sample_steps", 1, 1, 1 << 30));
+  simulator.read_run(r, *sim_part);
   r.finish();
   if (root.has("variants")) root.raw("variants");  // expanded by the caller
   root.finish();
@@ -145,7 +142,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.resolved["name"] = p.experiment;
   if (!variant.empty()) p.resolved["variant"] = variant;
   p.resolved["seed"] = p.seed;
-  p.resolved["platform"] = p.platform.resolved;
+  p.resolved["platform"] = sim_part->resolved_platform();
   p.resolved["model"] = m.resolved();
   p.resolved["data"] = p.data->resolved;
   p.resolved["algorithm"] = a.resolved();
@@ -155,6 +152,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.resolved["run"] = r.resolved();
   p.resolved["run"]["steps"] = p.steps;
   p.resolved["run"]["steps_per_epoch"] = steps_per_epoch;
+  p.simulator = std::move(sim_part);
   return p;
 }
 
@@ -200,12 +198,12 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
 
 }  // namespace
 
-std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file) {
+std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator) {
   if (!j.is_object()) throw ConfigError(file, "an experiment is a JSON object");
   DataCache cache;
   std::vector<Plan> plans;
   if (!j.contains("variants")) {
-    plans.push_back(read_plan(j, file, "", cache));
+    plans.push_back(read_plan(j, file, "", cache, simulator));
     return plans;
   }
   const auto& vs = j.at("variants");
@@ -228,25 +226,16 @@ std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& fi
     for (const auto& p : plans) {
       if (p.variant == name) throw ConfigError(where + "/name", "duplicate variant name \"" + name + "\"");
     }
-    plans.push_back(read_plan(merged, file, name, cache));
+    plans.push_back(read_plan(merged, file, name, cache, simulator));
   }
   return plans;
 }
 
-std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets) {
+std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets,
+                                  const SimulatorReader& simulator) {
   nlohmann::json j = read_json_file(file, "experiment file");
   for (const auto& s : sets) apply_set(j, s);
-  return read_experiment(j, file);
-}
-
-void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args) {
-  sim::check_simgrid_args(simgrid_args);
-  std::set<std::string> checked;  // variants often share their platform
-  for (const Plan& p : plans) {
-    const std::string key =
-        p.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " + std::to_string(p.workers);
-    if (checked.insert(key).second) sim::check_platform(p.platform, p.ranks, p.workers, simgrid_args);
-  }
+  return read_experiment(j, file, simulator);
 }
 
 }  // namespace dts::exp

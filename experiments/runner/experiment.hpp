@@ -1,6 +1,8 @@
 // An experiment file, read strictly (DESIGN.md §5): platform, model, data, algorithm, run length and
 // evaluation, seed, and optional variants (each a JSON merge patch over the base, one result directory
-// each). Everything is validated, and the data sets read, before anything is written.
+// each). Everything is validated, and the data sets read, before anything is written. A plan names no backend:
+// the simulator's part of it (the platform, the fidelity) is read by the reader the caller gives, and kept
+// opaque (simulator_input.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,10 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/algorithm.hpp"
+#include "experiments/runner/simulator_input.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/model/optimizer.hpp"
-#include "sim/collective_sim.hpp"
-#include "sim/platform.hpp"
 
 namespace dts::exp {
 
@@ -29,7 +30,7 @@ struct Plan {
   std::string experiment;  // the experiment's name
   std::string variant;     // "" when the file has no variants
   std::uint64_t seed = 42;
-  sim::PlatformSpec platform;
+  std::shared_ptr<const SimulatorPart> simulator;  // the platform section, run.fidelity and run.ring_*
   std::string model = "mlp";
   std::string backend = "onednn";  // onednn | ref
   bool real = true;
@@ -40,20 +41,15 @@ struct Plan {
   model::OptimizerConfig optimizer;
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
-  sim::Fidelity fidelity = sim::Fidelity::kMessage;  // run.fidelity: how the simulator runs collectives
-  sim::RingSampling rings;                           // run.ring_flow_budget, run.ring_sample_steps
   std::shared_ptr<const DataSets> data;
   nlohmann::json resolved;  // config.resolved.json
 };
 
-// `file` is only used for messages and to resolve relative paths (its directory).
-std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file);
+// `file` is only used for messages and to resolve relative paths (its directory). `simulator` reads the
+// simulator's part of each plan.
+std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator);
 // Reads the file and applies --set overrides ("algorithm.lr=0.1"; the value is JSON, or a bare string).
-std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets);
-// The SimGrid side of the plans' input, before a simulated run: the --cfg/--log arguments, then each distinct
-// platform (its network model, simgrid_config and XML file) built as the run will build it, in a child process
-// (sim/preflight.hpp). Throws InputError naming the argument or the platform key. Not for --backend mpi, which
-// uses no SimGrid.
-void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args);
+std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets,
+                                  const SimulatorReader& simulator);
 
 }  // namespace dts::exp

@@ -1,6 +1,7 @@
 // What every backend writes into a result directory (DESIGN.md §5): config.resolved.json, metrics.csv and
 // summary.json, from a plan, its merged metrics and a backend-neutral outcome; and the rank's training setup
-// a plan describes. Shared by run.cpp (simulator) and run_mpi.cpp (MPI), so both write the same files.
+// a plan describes. Shared by runner_sim/run_sim.cpp (simulator) and runner_mpi/run_mpi.cpp (MPI), so both
+// write the same files.
 #pragma once
 
 #include <cstdint>

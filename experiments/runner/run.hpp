@@ -1,19 +1,16 @@
-// `dtsim run`: validates an experiment, runs each of its configurations in a child process (SimGrid
-// allows one engine per process), and publishes the result directory atomically: it appears complete, or
-// not at all.
+// `dtsim run`: the options, and the two backends' entry points. The simulator's (experiments/runner_sim) validates
+// an experiment, runs each of its configurations in a child process (SimGrid allows one engine per process), and
+// publishes the result directory atomically: it appears complete, or not at all. MPI's (experiments/runner_mpi)
+// runs them in one MPI job. A build without a backend makes its entry point an input error (without_sim.cpp,
+// without_mpi.cpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "experiments/runner/experiment.hpp"
-#include "sim/launcher.hpp"
+#include "experiments/runner/simulator_input.hpp"
 
 namespace dts::exp {
-
-// The simulation of a plan: its platform, ranks, steps, fidelity and algorithm, and each rank's SimCompute
-// on its host's device. The caller adds a recorder (and SimGrid arguments); `plan` must outlive the job.
-sim::SimJob sim_job(const Plan& plan);
 
 struct RunOptions {
   std::string experiment_file;
@@ -24,10 +21,13 @@ struct RunOptions {
   double hang_timeout_s = 300;            // --hang-timeout (mpi): longest wait with no progress
   bool check_only = false;                // --check: read and validate every plan, run nothing
   bool force = false;                     // --force: an existing dtsim result directory may be replaced
+  // How --backend mpi reads the simulator's part of the experiment: the simulator's reader when dtsim has the
+  // simulator (a bad platform is bad input on either backend), else kept unread.
+  const SimulatorReader* simulator = &unread_simulator();
 };
 
 // Returns the process exit code: 0, 1 (a run failed) or 2 (bad input). Throws ConfigError for bad input
-// found before anything runs.
+// found before anything runs. Without DTS_WITH_SIM it is an input error.
 int run_experiment(const RunOptions& opt);
 
 // `dtsim run --backend mpi`, on every rank of an MPI job (run_mpi.cpp): the plans run one after another in
@@ -35,8 +35,5 @@ int run_experiment(const RunOptions& opt);
 // fails mid-run ends the whole job (MPI_Abort). With --check it runs no job (no mpirun needed): it checks what a
 // job would refuse on input and prints the `mpirun -np` each plan needs. Without DTS_WITH_MPI it is an input error.
 int run_experiment_mpi(const RunOptions& opt);
-
-// Runs one plan in this process and writes config.resolved.json, metrics.csv and summary.json into `dir`.
-void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args);
 
 }  // namespace dts::exp

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "experiments/runner/experiment.hpp"
+#include "experiments/runner_sim/sim_input.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int __wrap_open(const char*, int, ...) {
@@ -35,6 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     at = next;
   }
   const auto path = dts::fuzz::write_scratch("experiments/fuzz/experiment.json", input.substr(0, end));
-  dts::fuzz::expect_input_error([&] { dts::exp::load_experiment(path.string(), sets); });
+  dts::fuzz::expect_input_error([&] { dts::exp::load_experiment(path.string(), sets, dts::exp::sim_reader()); });
   return 0;
 }

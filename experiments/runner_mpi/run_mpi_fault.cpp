@@ -1,5 +1,5 @@
 // DTS_MPI_FAULT: reading it, and firing it.
-#include "experiments/runner/run_mpi_fault.hpp"
+#include "experiments/runner_mpi/run_mpi_fault.hpp"
 
 #include <chrono>
 #include <csignal>

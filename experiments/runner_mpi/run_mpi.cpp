@@ -5,7 +5,6 @@
 // Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
 #include "experiments/runner/run.hpp"
 
-#ifdef DTS_WITH_MPI
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,22 +18,12 @@
 
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/run_mpi.hpp"
-#include "experiments/runner/run_mpi_fault.hpp"
+#include "experiments/runner_mpi/run_mpi_fault.hpp"
 #include "realexec/mpi_comm.hpp"
 #include "realexec/mpi_compute.hpp"
 #include "realexec/mpi_node.hpp"
-#endif
 
 namespace dts::exp {
-
-#ifndef DTS_WITH_MPI
-
-int run_experiment_mpi(const RunOptions& /*opt*/) {
-  throw InputError("--backend mpi", "this dtsim was built without MPI (configure with -DDTS_WITH_MPI=ON)");
-}
-
-#else
-
 namespace {
 
 // Rank 0's progress line on stderr: "[label] step s/N  wall t s  loss l  test acc a", at most once a second
@@ -134,7 +123,7 @@ void check_plan(const RunOptions& opt, const Plan& plan, int world) {
 std::vector<Plan> load_for_mpi(const RunOptions& opt, int world) {
   if (!opt.simgrid_args.empty())
     throw InputError(opt.simgrid_args.front(), "a SimGrid option; not used with --backend mpi");
-  std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);
+  std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets, *opt.simulator);
   for (const Plan& plan : plans) check_plan(opt, plan, world);
   return plans;
 }
@@ -265,7 +254,5 @@ int run_experiment_mpi(const RunOptions& opt) {
   }
   return session.max_over_ranks(code);
 }
-
-#endif  // DTS_WITH_MPI
 
 }  // namespace dts::exp

@@ -1,5 +1,5 @@
 // summary.json "time_breakdown" and the end-of-run table.
-#include "experiments/runner/breakdown.hpp"
+#include "experiments/runner_sim/breakdown.hpp"
 
 #include <cstdio>
 #include <sstream>

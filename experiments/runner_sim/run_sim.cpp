@@ -1,5 +1,5 @@
-// Running plans and writing their result directories.
-#include "experiments/runner/run.hpp"
+// Running plans on the simulator and writing their result directories.
+#include "experiments/runner_sim/run_sim.hpp"
 
 #include <csignal>
 #include <filesystem>
@@ -7,11 +7,12 @@
 #include <iostream>
 
 #include "core/child_process.hpp"
-#include "experiments/runner/breakdown.hpp"
 #include "experiments/runner/metrics.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/results.hpp"
-#include "sim/launcher.hpp"
+#include "experiments/runner/run.hpp"
+#include "experiments/runner_sim/breakdown.hpp"
+#include "experiments/runner_sim/sim_input.hpp"
 #include "sim/sim_compute.hpp"
 
 namespace fs = std::filesystem;
@@ -19,19 +20,20 @@ namespace fs = std::filesystem;
 namespace dts::exp {
 
 sim::SimJob sim_job(const Plan& plan) {
+  const SimInput& in = sim_input(plan);
   auto setup = std::make_shared<sim::ModelSetup>();
   setup->trainer = trainer_setup(plan);
   setup->step_time_s = plan.step_time_s;
   sim::SimJob job;
-  job.platform = plan.platform;
+  job.platform = in.platform;
   job.ranks = plan.ranks;
   job.workers = plan.workers;
   job.steps = plan.steps;
-  job.fidelity = plan.fidelity;
-  job.rings = plan.rings;
+  job.fidelity = in.fidelity;
+  job.rings = in.rings;
   job.main = plan.main;
-  job.make_compute = [setup, &plan](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(plan.platform, host), host);
+  job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
+    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(in.platform, host), host);
   };
   return job;
 }
@@ -84,7 +86,7 @@ int wait_child(ChildProcess& child) {
 }  // namespace
 
 int run_experiment(const RunOptions& opt) {
-  const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets);  // all input checked here
+  const std::vector<Plan> plans = load_experiment(opt.experiment_file, opt.sets, sim_reader());  // all input checked
   const OutDir out = check_out_dir(opt.out_dir, plans.front().experiment, opt.force);
   check_simulation(plans, opt.simgrid_args);  // SimGrid's side of the input, in a child process
   if (opt.check_only) {                       // --check: one line per plan, nothing written

@@ -1,0 +1,62 @@
+// The simulator's reading of an experiment, and its pre-run check.
+#include "experiments/runner_sim/sim_input.hpp"
+
+#include <set>
+
+#include "core/errors.hpp"
+#include "sim/preflight.hpp"
+
+namespace dts::exp {
+namespace {
+
+SimInput& as_sim(SimulatorPart& part) { return dynamic_cast<SimInput&>(part); }
+
+class SimReader final : public SimulatorReader {
+ public:
+  std::shared_ptr<SimulatorPart> read_platform_file(const std::string& platform_file) const override {
+    auto in = std::make_shared<SimInput>();
+    in->platform = sim::load_platform_file(platform_file);
+    return in;
+  }
+  std::shared_ptr<SimulatorPart> read_platform(const nlohmann::json& section, const std::string& file,
+                                               const std::string& base_dir) const override {
+    auto in = std::make_shared<SimInput>();
+    in->platform = sim::read_platform(section, file, "/platform", base_dir);
+    return in;
+  }
+  void check_capacity(const SimulatorPart& part, double weight_bytes, double data_bytes) const override {
+    sim::check_partition_capacity(dynamic_cast<const SimInput&>(part).platform, weight_bytes, data_bytes);
+  }
+  void read_run(ConfigReader& r, SimulatorPart& part) const override {
+    SimInput& in = as_sim(part);
+    in.fidelity = r.choice("fidelity", "message", {"message", "collective"}) == "message" ? sim::Fidelity::kMessage
+                                                                                          : sim::Fidelity::kCollective;
+    in.rings.flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::RingSampling::kFlowBudget, 1, 1 << 30));
+    in.rings.sample_steps = static_cast<int>(r.integer("ring_sample_steps", 1, 1, 1 << 30));
+  }
+};
+
+}  // namespace
+
+const SimulatorReader& sim_reader() {
+  static const SimReader reader;
+  return reader;
+}
+
+const SimInput& sim_input(const Plan& plan) {
+  const auto* in = dynamic_cast<const SimInput*>(plan.simulator.get());
+  DTS_ASSERT(in != nullptr, "a plan for the simulator read without sim_reader()");
+  return *in;
+}
+
+void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args) {
+  sim::check_simgrid_args(simgrid_args);
+  std::set<std::string> checked;  // variants often share their platform
+  for (const Plan& p : plans) {
+    const sim::PlatformSpec& platform = sim_input(p).platform;
+    const std::string key = platform.resolved.dump() + " " + std::to_string(p.ranks) + " " + std::to_string(p.workers);
+    if (checked.insert(key).second) sim::check_platform(platform, p.ranks, p.workers, simgrid_args);
+  }
+}
+
+}  // namespace dts::exp
