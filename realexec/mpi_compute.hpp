@@ -16,11 +16,9 @@ class MpiCompute final : public Compute {
   std::size_t num_params() const override { return trainer_.num_params(); }
   bool real() const override { return true; }
   std::vector<model::ParamBlock> param_blocks() const override { return trainer_.param_blocks(); }
-  std::int64_t steps_per_epoch() const override { return trainer_.steps_per_epoch(); }
   void init_params(Slice params) override;
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
-  double learning_rate() const override { return trainer_.optimizer().lr_now(); }
   // Nothing to charge: the caller's loop over the floats takes the time it takes.
   void charge_elementwise(std::size_t /*n*/, int /*streams*/) override {}
 

@@ -12,11 +12,9 @@ class CollectiveOnlyCompute : public Compute {
   std::size_t num_params() const override { return num_params_; }
   bool real() const override { return real_; }
   std::vector<model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
   void init_params(Slice) override {}
   float forward_backward(ConstSlice, Slice) override { return 0; }
   void optimizer_step(Slice, ConstSlice) override {}
-  double learning_rate() const override { return 0; }
   void charge_elementwise(std::size_t, int) override {}
 
  private:

@@ -21,8 +21,6 @@ class Compute {
   Vec make_vec() const { return Vec(num_params(), real()); }
   // The layer blocks of the parameter vector, for per-layer communication.
   virtual std::vector<model::ParamBlock> param_blocks() const = 0;
-  // Minibatches in one pass over this rank's shard.
-  virtual std::int64_t steps_per_epoch() const = 0;
 
   // The initial model, identical on every rank for one seed.
   virtual void init_params(Slice params) = 0;
@@ -31,8 +29,6 @@ class Compute {
   virtual float forward_backward(ConstSlice params, Slice grads) = 0;
   // The experiment's optimizer (SGD, momentum, Nesterov, Adam, weight decay, lr policy) on this rank's state.
   virtual void optimizer_step(Slice params, ConstSlice grads) = 0;
-  // Learning rate the next optimizer_step will use (eta in the elastic rules).
-  virtual double learning_rate() const = 0;
   // Charges an elementwise pass over `n` floats touching `streams` vectors (axpy: 3), for update rules
   // that run outside the optimizer. The caller does the math itself, with algorithms/rules. The cost
   // should be linear in n: the simulator's collective fidelity charges the P - 1 additions of a ring

@@ -23,11 +23,9 @@ class NoCompute final : public dts::Compute {
   std::size_t num_params() const override { return 0; }
   bool real() const override { return false; }
   std::vector<dts::model::ParamBlock> param_blocks() const override { return {}; }
-  std::int64_t steps_per_epoch() const override { return 1; }
   void init_params(dts::Slice) override {}
   float forward_backward(dts::ConstSlice, dts::Slice) override { return 0; }
   void optimizer_step(dts::Slice, dts::ConstSlice) override {}
-  double learning_rate() const override { return 0; }
   void charge_elementwise(std::size_t, int) override {}
 };
 

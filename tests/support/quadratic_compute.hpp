@@ -34,11 +34,9 @@ class QuadraticCompute final : public Compute {
   std::size_t num_params() const override { return p_.dim; }
   bool real() const override { return true; }
   std::vector<model::ParamBlock> param_blocks() const override;
-  std::int64_t steps_per_epoch() const override { return 1; }
   void init_params(Slice params) override;
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
-  double learning_rate() const override { return p_.lr; }
   void charge_elementwise(std::size_t n, int streams) override;
 
  private:
