@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out_dir, "result directory (default: results/<experiment name>)");
   run_cmd->add_flag("--force", run.force,
                     "replace the --out directory if it holds a dtsim result (never any other directory)");
-  run_cmd->add_option("--set", run.sets, "override a key: --set algorithm.workers=4 (repeatable)");
+  run_cmd->add_option("--set", run.sets,
+                      "override a key: --set algorithm.workers=4 (repeatable); applied to the file, then again to "
+                      "each variant, so it beats the variant's own value");
   run_cmd->add_option("--backend", run.backend, "sim (default), or mpi: real processes, under mpirun -np RANKS")
       ->check(CLI::IsMember({"sim", "mpi"}));
   run_cmd
@@ -51,6 +53,13 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--check", run.check_only,
                     "read and validate the experiment and every variant (platform, data, capacity), run nothing");
   run_cmd->allow_extras();  // SimGrid's own --cfg=... and --log=... pass through
+  run_cmd->footer(
+      "SimGrid options (simulator only), passed through to each variant's engine:\n"
+      "  --cfg=KEY:VALUE   a SimGrid configuration key; it beats the platform's own value of KEY (network/model,\n"
+      "                    simgrid_config) and is recorded in config.resolved.json (\"simgrid_args\").\n"
+      "                    --cfg=tracing:yes writes SimGrid's Paje trace to each variant's result directory\n"
+      "                    (simgrid.trace).\n"
+      "  --log=CATEGORY.thres:LEVEL   SimGrid's logging");
 
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
 
@@ -83,6 +92,11 @@ int main(int argc, char** argv) {
     for (const auto& extra : run_cmd->remaining()) {
       if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
         std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
+        return 2;
+      }
+      if (extra.rfind("--cfg=tracing/filename", 0) == 0) {
+        std::cerr << "input error: " << dts::echo(extra)
+                  << ": dtsim writes the trace into each variant's result directory (simgrid.trace)\n";
         return 2;
       }
       run.simgrid_args.push_back(extra);

@@ -4,6 +4,7 @@
 // intra-chip link) whose gateway, the CPU or a router, is where the NIC attaches.
 #include <algorithm>
 #include <cstring>
+#include <xbt/config.hpp>
 
 #include "core/config_reader.hpp"
 #include "sim/platform.hpp"
@@ -231,11 +232,20 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int 
   };
   if (workers < 0 || workers > ranks) workers = ranks;
   sg4::Engine& e = *sg4::Engine::get_instance();
-  step("network_model");
-  sg4::Engine::set_config("network/model:" + spec.network_model);
+  // A key the command line set (--cfg=KEY:VALUE), hence not at its default before the platform sets anything,
+  // keeps its value: the most specific input wins.
+  const bool model_given = !simgrid::config::is_default("network/model");
+  std::vector<bool> given;
   for (const auto& [k, v] : spec.simgrid_config) {
     step("simgrid_config/" + k);
-    sg4::Engine::set_config(k + ":" + v);
+    given.push_back(!simgrid::config::is_default(k.c_str()));
+  }
+  step("network_model");
+  if (!model_given) sg4::Engine::set_config("network/model:" + spec.network_model);
+  std::size_t i = 0;
+  for (const auto& [k, v] : spec.simgrid_config) {
+    step("simgrid_config/" + k);
+    if (!given[i++]) sg4::Engine::set_config(k + ":" + v);
   }
 
   if (spec.topology == "xml") {

@@ -114,7 +114,7 @@ struct Options {
   std::int64_t steps = 3;
   double budget_s = 60;
   sim::RingSampling rings;
-  bool quick = false, smpi = true;
+  bool quick = false, smpi = false, no_smpi = false;  // SMPI beside unless --no-smpi; with --quick only if --smpi
 };
 
 // Stamps the wall and simulated clocks when every worker has finished step k (workers only: a parameter
@@ -200,6 +200,8 @@ std::string mb(double v) {
 }
 
 int run_scale(Options o) {
+  if (o.smpi && o.no_smpi) throw InputError("--smpi", "give --smpi or --no-smpi, not both");
+  const bool smpi = o.smpi || (!o.no_smpi && !o.quick);
   if (o.quick) {
     o.workers = {16};
     o.platforms = {"star"};
@@ -260,7 +262,7 @@ int run_scale(Options o) {
   const double children_cores = (children_cpu_s() - children0_s) / (scale::wall_now_s() - table0_s);
   std::printf("machine: %d cores, other tenants busy on %.2f cores on average during the table\n", LoadProbe::cpus(),
               std::max(0.0, probe.other_busy_cores() - children_cores));
-  if (o.smpi) {
+  if (smpi) {
     scale::SmpiOptions s;
     s.workers = o.workers;
     for (const auto& a : o.algos)
@@ -298,8 +300,9 @@ Command add_scale_bench(CLI::App& bench) {
       ->check(CLI::PositiveNumber);
   app->add_option("--ring-sample-steps", o->rings.sample_steps, "run.ring_sample_steps of the runs")
       ->check(CLI::PositiveNumber);
-  app->add_flag("!--no-smpi", o->smpi, "leave out the SMPI side by side");
-  app->add_flag("--quick", o->quick, "smoke run: 16 workers, star, 2 steps, 1 run");
+  app->add_flag("--no-smpi", o->no_smpi, "leave out the SMPI side by side");
+  app->add_flag("--smpi", o->smpi, "run the SMPI side by side with --quick too");
+  app->add_flag("--quick", o->quick, "smoke run: 16 workers, star, 2 steps, 1 run, no SMPI unless --smpi");
   return {app, [o] { return run_scale(*o); }};
 }
 

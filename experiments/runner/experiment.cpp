@@ -196,9 +196,16 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
   }
 }
 
+// `--set variants=...` or `--set variants.x=...`: about the list of variants, not a key of each.
+bool sets_variants(const std::string& assignment) {
+  return assignment.rfind("variants", 0) == 0 &&
+         (assignment.size() == 8 || assignment[8] == '=' || assignment[8] == '.');
+}
+
 }  // namespace
 
-std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator) {
+std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator,
+                                  const std::vector<std::string>& sets) {
   if (!j.is_object()) throw ConfigError(file, "an experiment is a JSON object");
   DataCache cache;
   std::vector<Plan> plans;
@@ -223,6 +230,15 @@ std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& fi
     patch.erase("name");
     nlohmann::json merged = base;
     merged.merge_patch(patch);
+    // --set beats the variant: applied again over its keys (those naming `variants` were applied once, before).
+    for (const auto& s : sets) {
+      if (sets_variants(s)) continue;
+      try {
+        apply_set(merged, s);
+      } catch (const InputError& e) {
+        throw ConfigError(where, std::string("over this variant: ") + e.what());
+      }
+    }
     for (const auto& p : plans) {
       if (p.variant == name) throw ConfigError(where + "/name", "duplicate variant name \"" + name + "\"");
     }
@@ -235,7 +251,7 @@ std::vector<Plan> load_experiment(const std::string& file, const std::vector<std
                                   const SimulatorReader& simulator) {
   nlohmann::json j = read_json_file(file, "experiment file");
   for (const auto& s : sets) apply_set(j, s);
-  return read_experiment(j, file, simulator);
+  return read_experiment(j, file, simulator, sets);
 }
 
 }  // namespace dts::exp

@@ -46,9 +46,12 @@ struct Plan {
 };
 
 // `file` is only used for messages and to resolve relative paths (its directory). `simulator` reads the
-// simulator's part of each plan.
-std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator);
-// Reads the file and applies --set overrides ("algorithm.lr=0.1"; the value is JSON, or a bare string).
+// simulator's part of each plan. `sets` (--set, already applied to `j`) are applied again over each variant's
+// keys, so that the command line beats the file.
+std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator,
+                                  const std::vector<std::string>& sets = {});
+// Reads the file and applies --set overrides ("algorithm.lr=0.1"; the value is JSON, or a bare string), to the
+// file and then to each variant.
 std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets,
                                   const SimulatorReader& simulator);
 

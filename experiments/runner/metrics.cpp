@@ -51,7 +51,7 @@ void Progress::print(bool final) {
 void MetricsLog::write_csv(const std::string& path) const {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + path);
-  std::fprintf(f, "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received\n");
+  std::fprintf(f, "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock\n");
   for (const auto& r : rows) {
     std::fprintf(f, "%.9g,%d,%lld,", r.time_s, r.rank, static_cast<long long>(r.step));
     if (r.loss && std::isfinite(*r.loss)) std::fprintf(f, "%.7g", static_cast<double>(*r.loss));
@@ -60,8 +60,8 @@ void MetricsLog::write_csv(const std::string& path) const {
       std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
     else
       std::fprintf(f, ",");
-    std::fprintf(f, ",%llu,%llu\n", static_cast<unsigned long long>(r.bytes_sent),
-                 static_cast<unsigned long long>(r.bytes_received));
+    std::fprintf(f, ",%llu,%llu,%s,%s\n", static_cast<unsigned long long>(r.bytes_sent),
+                 static_cast<unsigned long long>(r.bytes_received), r.eval ? "eval" : "train", clock.c_str());
   }
   if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }

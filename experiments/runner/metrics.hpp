@@ -60,8 +60,10 @@ class MetricsLog {
  public:
   std::vector<MetricsRow> rows;
   std::optional<MetricsRow> final_eval;
-  std::string final_model_hash;  // FNV-1a 64 of the final evaluated parameters' bytes, hex
-  // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received; empty cells where not measured.
+  std::string final_model_hash;     // FNV-1a 64 of the final evaluated parameters' bytes, hex
+  std::string clock = "simulated";  // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
+  // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock; empty cells where not
+  // measured; kind is "train" (a step's loss) or "eval" (a test-set evaluation).
   void write_csv(const std::string& path) const;
 };
 

@@ -65,11 +65,11 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
 
 nlohmann::json dtsim_versions() { return {{"dtsim", DTS_VERSION}, {"git", DTS_GIT_SHA}}; }
 
-void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& versions, const MetricsLog& log,
+void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& run, const MetricsLog& log,
                    const nlohmann::json& summary) {
   fs::create_directories(dir);
   nlohmann::json resolved = plan.resolved;
-  resolved["versions"] = versions;
+  resolved.update(run);
   // oneDNN splits its sums by thread: the same inputs give the same bits only with the same thread count.
   resolved["host"] = {{"omp_max_threads", omp_get_max_threads()}};
   write_json(fs::path(dir) / "config.resolved.json", resolved);

@@ -30,8 +30,9 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& j);
 nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const MetricsLog& log);
 // {"dtsim": version, "git": sha}; callers add their engine's version.
 nlohmann::json dtsim_versions();
-// Creates `dir` and writes config.resolved.json (the plan's, with "versions"), metrics.csv and summary.json.
-void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& versions, const MetricsLog& log,
+// Creates `dir` and writes config.resolved.json (the plan's, with the keys of `run` added: "versions", and on the
+// simulator the "simgrid_args" of the command line), metrics.csv and summary.json.
+void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& run, const MetricsLog& log,
                    const nlohmann::json& summary);
 
 }  // namespace dts::exp

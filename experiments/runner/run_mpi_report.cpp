@@ -59,7 +59,7 @@ RankReport report_from_json(const nlohmann::json& j) {
 std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& reports) {
   MetricsLog log;
   RunOutcome out;
-  out.clock = "wall";
+  out.clock = log.clock = "wall";
   for (const RankReport& r : reports) {
     log.rows.insert(log.rows.end(), r.log.rows.begin(), r.log.rows.end());
     DTS_ASSERT(!(r.log.final_eval && log.final_eval), "two ranks evaluated a final model");

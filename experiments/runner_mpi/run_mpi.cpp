@@ -184,7 +184,7 @@ void publish(const OutDir& out, const std::vector<Plan>& plans, const std::vecto
     Plan plan = plans[i];
     plan.resolved["backend"] = "mpi";
     const fs::path dir = results[i].subdir.empty() ? partial.path() : partial.path() / results[i].subdir;
-    write_results(dir.string(), plan, versions, results[i].log, results[i].summary);
+    write_results(dir.string(), plan, {{"versions", versions}}, results[i].log, results[i].summary);
   }
   partial.publish();
   for (const PlanResult& r : results) {

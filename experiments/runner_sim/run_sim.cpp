@@ -47,6 +47,9 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
 
   sim::SimJob job = sim_job(plan);
   job.simgrid_args = simgrid_args;
+  // With --cfg=tracing:yes SimGrid writes its Paje trace here, one per variant (not into the current directory).
+  fs::create_directories(dir);
+  job.simgrid_args.push_back("--cfg=tracing/filename:" + (fs::path(dir) / "simgrid.trace").string());
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress, plan.eval_every_steps,
                                              plan.log_every_steps);
@@ -61,7 +64,7 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   nlohmann::json s = summary(plan, totals, log);
   s["time_breakdown"] =
       time_breakdown(outcome.actor_times, plan.ranks, plan.workers, master_rank(plan), outcome.simulated_time_s);
-  write_results(dir, plan, versions, log, s);
+  write_results(dir, plan, {{"versions", versions}, {"simgrid_args", simgrid_args}}, log, s);
 }
 
 namespace {

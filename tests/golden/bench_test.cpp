@@ -43,7 +43,7 @@ TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[gol
   REQUIRE_THAT(r.err, Catch::Contains("logreg"));
 }
 
-TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, and SMPI beside", "[golden]") {
+TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, no SMPI unless asked", "[golden]") {
   TempDir tmp;
   const auto r = run_dtsim("bench scale --quick", tmp / "");
   INFO(r.err);
@@ -66,5 +66,16 @@ TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, and SM
       REQUIRE(found);
     }
   }
-  REQUIRE_THAT(out, Catch::Contains("SMPI"));
+  REQUIRE_THAT(out, !Catch::Contains("SMPI"));
+}
+
+TEST_CASE("dtsim bench scale --quick --smpi: SMPI beside; --smpi with --no-smpi is an input error", "[golden]") {
+  TempDir tmp;
+  auto r = run_dtsim("bench scale --quick --smpi --algos ring --fidelity collective", tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(slurp(tmp / "stdout.txt"), Catch::Contains("SMPI"));
+  r = run_dtsim("bench scale --quick --smpi --no-smpi", tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("--smpi"));
 }

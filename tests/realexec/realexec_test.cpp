@@ -95,6 +95,7 @@ TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit f
     REQUIRE(m["bytes_received_per_rank"] == s["bytes_received_per_rank"]);
     REQUIRE(m["wall_time_s"].get<double>() > 0);
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
+    REQUIRE_THAT(slurp(tmp / "mpi" / variant / "metrics.csv"), Catch::Contains(",eval,wall\n"));
   }
 }
 
