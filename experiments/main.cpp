@@ -5,11 +5,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "algorithms/algorithm.hpp"
 #include "experiments/bench/bench.hpp"
+#include "experiments/list.hpp"
 #include "experiments/runner/run.hpp"
-#include "kernels/model/network.hpp"
-#include "kernels/model/zoo_modeled.hpp"
 #ifdef DTS_WITH_SIM
 #include "experiments/runner_sim/sim_input.hpp"
 #endif
@@ -61,7 +59,7 @@ int main(int argc, char** argv) {
       "                    (simgrid.trace).\n"
       "  --log=CATEGORY.thres:LEVEL   SimGrid's logging");
 
-  CLI::App* list_cmd = app.add_subcommand("list", "list algorithms and models");
+  CLI::App* list_cmd = app.add_subcommand("list", "list algorithms, models, data sets, platforms and devices");
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "print benchmark figures (median, min and max of several runs)");
   bench_cmd->require_subcommand(1);
@@ -74,16 +72,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list_cmd) {
-      std::cout << "algorithms:";
-      for (const auto& n : dts::algorithm_names()) std::cout << ' ' << n;
-      std::cout << "\nmodels:";
-      for (const auto& n : dts::model::network_names()) std::cout << ' ' << n;
-      std::cout << "\nmodeled-only models (\"numerics\": \"modeled\"):\n";
-      for (const auto& n : dts::model::zoo_model_names()) {
-        const auto p = dts::model::zoo_model(n);
-        std::printf("  %-16s %12zu params  %6.2f GMAC/sample  %s\n", n.c_str(), p.num_params,
-                    p.fwd_macs_per_sample / 1e9, dts::model::zoo_model_description(n).c_str());
-      }
+      dts::exp::list_catalog(DTS_SOURCE_DIR);
       return 0;
     }
     for (const auto& b : benches) {

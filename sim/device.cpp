@@ -42,6 +42,8 @@ Device read_device(ConfigReader& r, const std::string& name) {
   d.cores = static_cast<int>(r.integer("cores", 1, 1, 1 << 20));
   d.memory_bytes = r.number("memory_bytes", 0, 0, 1e18);
   d.source = r.string("source", "");
+  if (r.has("peak_flops_fp16")) d.peak_flops_fp16 = r.require_number("peak_flops_fp16", 1e6, 1e18);
+  if (r.has("peak_flops_bf16")) d.peak_flops_bf16 = r.require_number("peak_flops_bf16", 1e6, 1e18);
   r.finish();
   return d;
 }
@@ -50,10 +52,37 @@ Device find_device(const std::string& catalog_file, const std::string& name, con
   const nlohmann::json j = read_json_file(catalog_file, "device catalog");
   ConfigReader root(j, catalog_file, "");
   ConfigReader devices = root.child("devices");
-  if (!devices.has(name))
-    throw ConfigError(where, "unknown device \"" + echo(name) + "\" (not in " + catalog_file + ")");
-  ConfigReader entry = devices.child(name);
-  return read_device(entry, name);
+  const auto colon = name.rfind(':');
+  const std::string base = colon == std::string::npos ? name : name.substr(0, colon);
+  const std::string precision = colon == std::string::npos ? "" : name.substr(colon + 1);
+  if (!devices.has(base))
+    throw ConfigError(where, "unknown device \"" + echo(base) + "\" (not in " + catalog_file + ")");
+  ConfigReader entry = devices.child(base);
+  Device d = read_device(entry, base);
+  if (precision.empty()) return d;
+  if (precision != "fp16" && precision != "bf16")
+    throw ConfigError(where, "unknown precision \"" + echo(precision) + "\" in \"" + echo(name) +
+                                 "\" (expected NAME, NAME:fp16 or NAME:bf16)");
+  const std::optional<double>& peak = precision == "fp16" ? d.peak_flops_fp16 : d.peak_flops_bf16;
+  if (!peak.has_value())
+    throw ConfigError(where, "device \"" + echo(base) + "\" has no peak_flops_" + precision + " in " + catalog_file);
+  d.peak_flops = peak.value();
+  d.name = name;
+  return d;
+}
+
+std::vector<Device> catalog_devices(const std::string& catalog_file) {
+  const nlohmann::json j = read_json_file(catalog_file, "device catalog");
+  ConfigReader root(j, catalog_file, "");
+  const nlohmann::json& all = root.raw("devices");
+  if (!all.is_object()) root.fail("devices", "expected an object of devices by name");
+  ConfigReader devices = root.child("devices");
+  std::vector<Device> out;
+  for (const auto& [name, value] : all.items()) {
+    ConfigReader entry = devices.child(name);
+    out.push_back(read_device(entry, name));
+  }
+  return out;
 }
 
 }  // namespace dts::sim

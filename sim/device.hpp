@@ -22,6 +22,9 @@ struct Device {
   int cores = 1;             // informational, and the share a chip partition gets (68 / P on a KNL)
   double memory_bytes = 0;   // device memory (MCDRAM on a KNL); 0: not modeled
   std::string source;        // where the figures come from
+  // Half-precision peaks (tensor cores), when the catalog gives them; "NAME:fp16" / "NAME:bf16" in a platform
+  // takes one of them as peak_flops (catalog lookups only).
+  std::optional<double> peak_flops_fp16, peak_flops_bf16;
 
   // Forward + backward of one minibatch of `batch` samples.
   double step_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
@@ -35,7 +38,10 @@ Device split_device(const Device& chip, int groups);
 
 // Reads a device object ({"peak_flops", "mem_bw_Bps", "efficiency", "cores", "memory_bytes", "source"}).
 Device read_device(ConfigReader& r, const std::string& name);
-// Looks `name` up in a catalog file (platforms/devices.json): {"devices": {"name": {...}, ...}}.
+// Looks `name` up in a catalog file (platforms/devices.json): {"devices": {"name": {...}, ...}}. "NAME:fp16" or
+// "NAME:bf16" is NAME computing at that precision's peak (an input error where the catalog gives none).
 Device find_device(const std::string& catalog_file, const std::string& name, const std::string& where);
+// Every device of a catalog file, by name.
+std::vector<Device> catalog_devices(const std::string& catalog_file);
 
 }  // namespace dts::sim

@@ -73,20 +73,21 @@ void check_synthetic_size(ConfigReader& r, std::int64_t samples, std::int64_t cl
   }
 }
 
+struct Preset {
+  const char* name;
+  int c, h, w, classes, train, test;
+};
+// Modeled numerics: shapes and counts. ImageNet: ILSVRC-2012 train and validation sets at the usual 224 x 224 crop.
+constexpr Preset kPresets[] = {{"imagenet", 3, 224, 224, 1000, 1'281'167, 50'000},
+                               {"cifar10", 3, 32, 32, 10, 50'000, 10'000},
+                               {"fashion_mnist", 1, 28, 28, 10, 60'000, 10'000},
+                               {"synthetic", 1, 8, 8, 10, 4096, 1024}};
+
 // Shape and counts of a well-known data set, or of a synthetic one; train_samples and test_samples may be
 // overridden (a subset, or a larger set of the same shape).
 void read_modeled(ConfigReader& r, DataSets& ds) {
-  struct Preset {
-    const char* name;
-    int c, h, w, classes, train, test;
-  };
-  // ImageNet: ILSVRC-2012 train and validation sets at the usual 224 x 224 crop.
-  static const Preset presets[] = {{"imagenet", 3, 224, 224, 1000, 1'281'167, 50'000},
-                                   {"cifar10", 3, 32, 32, 10, 50'000, 10'000},
-                                   {"fashion_mnist", 1, 28, 28, 10, 60'000, 10'000},
-                                   {"synthetic", 1, 8, 8, 10, 4096, 1024}};
   const std::string name = r.choice("name", "fashion_mnist", {"imagenet", "cifar10", "fashion_mnist", "synthetic"});
-  const Preset* p = presets;
+  const Preset* p = kPresets;
   while (name != p->name) ++p;
   data::Dataset& d = ds.train;
   d.name = name;
@@ -162,6 +163,26 @@ std::shared_ptr<const DataSets> read_datasets(ConfigReader& r, const std::string
   ds->resolved["train_samples"] = ds->train.n;
   ds->resolved["test_samples"] = ds->test.n;
   return ds;
+}
+
+std::vector<DatasetInfo> dataset_catalog() {
+  std::vector<DatasetInfo> out = {
+      {"fashion_mnist", "real", "1x28x28, 10 classes, 60000 + 10000",
+       "IDX files in data.dir (default /usr/share/datasets/fashion-mnist, Debian's dataset-fashion-mnist)"},
+      {"idx", "real", "from the files",
+       "any IDX image and label files: train_images, train_labels, test_images, test_labels"},
+      {"cifar10", "real", "3x32x32, 10 classes, 50000 + 10000", "the binary version's batches in data.dir"},
+      {"synthetic", "real", "CxHxW, classes: default 1x8x8, 10",
+       "drawn from the seed: Gaussian classes around random means"},
+  };
+  for (const Preset& p : kPresets) {
+    out.push_back({p.name, "modeled",
+                   std::to_string(p.c) + "x" + std::to_string(p.h) + "x" + std::to_string(p.w) + ", " +
+                       std::to_string(p.classes) + " classes, " + std::to_string(p.train) + " + " +
+                       std::to_string(p.test),
+                   "shapes and counts only (data.modeled: true)"});
+  }
+  return out;
 }
 
 }  // namespace dts::exp

@@ -41,8 +41,7 @@ TEST_CASE("dtsim run: --set beats a variant's own value; --set variants=... stil
   REQUIRE_THAT(r.err, Catch::Contains("odd.json:/variants/1") && Catch::Contains("--set algorithm.workers=2"));
 }
 
-TEST_CASE("dtsim run: --cfg beats the platform's network model and is recorded in config.resolved.json",
-          "[golden]") {
+TEST_CASE("dtsim run: --cfg beats the platform's network model and is recorded in config.resolved.json", "[golden]") {
   TempDir tmp;
   auto exp = tiny_experiment();
   exp.erase("variants");
@@ -71,7 +70,8 @@ TEST_CASE("dtsim run: --cfg beats the platform's network model and is recorded i
 TEST_CASE("dtsim run: --cfg=tracing:yes writes a Paje trace into each variant's result directory", "[golden]") {
   TempDir tmp;
   write_json(tmp / "tiny.json", tiny_experiment());
-  const auto r = run_dtsim("run tiny.json --out out --cfg=tracing:yes" + kShort, tmp / "", "cd " + (tmp / "").string() + " && ");
+  const auto r =
+      run_dtsim("run tiny.json --out out --cfg=tracing:yes" + kShort, tmp / "", "cd " + (tmp / "").string() + " && ");
   INFO(r.err);
   REQUIRE(r.code == 0);
   for (const char* variant : {"allreduce_sgd", "easgd_async"}) {
@@ -80,7 +80,8 @@ TEST_CASE("dtsim run: --cfg=tracing:yes writes a Paje trace into each variant's 
   }
   REQUIRE(!fs::exists(tmp / "simgrid.trace"));  // nothing in the current directory
 
-  const auto refused = run_dtsim("run tiny.json --check --cfg=tracing/filename:t.trace", tmp / "", "cd " + (tmp / "").string() + " && ");
+  const auto refused =
+      run_dtsim("run tiny.json --check --cfg=tracing/filename:t.trace", tmp / "", "cd " + (tmp / "").string() + " && ");
   REQUIRE(refused.code == 2);
   REQUIRE_THAT(refused.err, Catch::Contains("tracing/filename"));
 }
