@@ -116,4 +116,15 @@ ChildExit ChildProcess::wait(const std::function<bool()>& stop) {
   return e;
 }
 
+std::optional<ChildExit> ChildProcess::try_wait() {
+  ChildExit e;
+  pid_t got = 0;
+  while ((got = wait4(pid_, &e.status, WNOHANG, &e.usage)) < 0) {
+    if (errno != EINTR) fail("waitpid");
+  }
+  if (got == 0) return std::nullopt;  // still running
+  reaped_ = true;
+  return e;
+}
+
 }  // namespace dts

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,8 @@ class ChildProcess {
   // true: the child is sent SIGTERM and reaped, and the result says stopped. Throws std::runtime_error when
   // there is no child to wait for.
   ChildExit wait(const std::function<bool()>& stop = nullptr);
+  // Does not block: how the child ended, or nothing while it runs. Once it returned a result, not again.
+  std::optional<ChildExit> try_wait();
 
  private:
   pid_t pid_ = -1;

@@ -10,6 +10,7 @@
 #include "experiments/runner/run.hpp"
 #ifdef DTS_WITH_SIM
 #include "experiments/runner_sim/sim_input.hpp"
+#include "experiments/sweep/sweep_run.hpp"
 #endif
 
 namespace {
@@ -59,6 +60,19 @@ int main(int argc, char** argv) {
       "                    (simgrid.trace).\n"
       "  --log=CATEGORY.thres:LEVEL   SimGrid's logging");
 
+#ifdef DTS_WITH_SIM
+  dts::exp::SweepOptions sweep;
+  CLI::App* sweep_cmd =
+      app.add_subcommand("sweep", "run an experiment at every point of a grid or list (a sweep file)");
+  sweep_cmd->add_option("sweep", sweep.file, "sweep JSON file")->required();
+  sweep_cmd->add_option("--out", sweep.out, "the sweep's directory (default: results/<sweep name>)");
+  sweep_cmd->add_option("--jobs,-j", sweep.jobs, "points run at once (default 1)")->check(CLI::Range(1, 1024));
+  sweep_cmd->add_flag("--force", sweep.force, "start over a directory that holds a different sweep");
+  sweep_cmd->add_option("--shard", sweep.shard, "K/N: run points K, K+N, K+2N... only (e.g. a Slurm array task)");
+  sweep_cmd->add_flag("--collate", sweep.collate, "write the table of a finished sweep (after --shard runs)");
+  sweep_cmd->add_flag("--check", sweep.check, "read the sweep and check every point's experiment, run nothing");
+  sweep_cmd->allow_extras();  // --cfg=... / --log=... for every point
+#endif
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms, models, data sets, platforms and devices");
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "print benchmark figures (median, min and max of several runs)");
@@ -78,6 +92,18 @@ int main(int argc, char** argv) {
     for (const auto& b : benches) {
       if (*b.app) return b.run();
     }
+#ifdef DTS_WITH_SIM
+    if (*sweep_cmd) {
+      for (const auto& extra : sweep_cmd->remaining()) {
+        if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
+          std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
+          return 2;
+        }
+        sweep.simgrid_args.push_back(extra);
+      }
+      return dts::exp::run_sweep(sweep);
+    }
+#endif
     for (const auto& extra : run_cmd->remaining()) {
       if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
         std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';

@@ -35,6 +35,26 @@ TEST_CASE("ChildProcess: what the body writes to its descriptor, and the code it
   CHECK_FALSE(e.stopped);
 }
 
+TEST_CASE("ChildProcess::try_wait: nothing while the child runs, then how it ended", "[core][child]") {
+  ChildOptions opts;
+  opts.pipe = ChildOptions::Pipe::kNone;
+  ChildProcess child(
+      [](int) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        return 4;
+      },
+      opts);
+  REQUIRE_FALSE(child.try_wait().has_value());
+  std::optional<ChildExit> e;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!(e = child.try_wait()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(e.has_value());
+  REQUIRE(e->exited());
+  CHECK(e->code() == 4);
+}
+
 TEST_CASE("ChildProcess: the child's whole stderr, its stdout discarded", "[core][child]") {
   ChildOptions opts;
   opts.pipe = ChildOptions::Pipe::kStderr;

@@ -62,10 +62,10 @@ TEST_CASE("device catalog: NAME:bf16 computes at the half-precision peak; a miss
   }
   REQUIRE(simulated[1] < simulated[0]);  // ResNet-50 is compute-bound at 67 TFLOP/s, less so at 989
 
-  for (const auto& [device, message] : std::vector<std::pair<std::string, std::string>>{
-           {"nvidia_m40:fp16", "has no peak_flops_fp16"},
-           {"nvidia_h100_sxm5:fp64", "unknown precision"},
-           {"nvidia_h200:bf16", "unknown device \"nvidia_h200\""}}) {
+  for (const auto& [device, message] :
+       std::vector<std::pair<std::string, std::string>>{{"nvidia_m40:fp16", "has no peak_flops_fp16"},
+                                                        {"nvidia_h100_sxm5:fp64", "unknown precision"},
+                                                        {"nvidia_h200:bf16", "unknown device \"nvidia_h200\""}}) {
     write_json(tmp / "bad.json", on_device(device));
     const auto r = run_dtsim("run " + (tmp / "bad.json").string() + " --check", tmp / "");
     INFO(r.err);

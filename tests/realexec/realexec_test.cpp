@@ -340,3 +340,33 @@ TEST_CASE("realexec: dtsim bench allreduce with a size that is not whole floats 
   CHECK(r.code == 2);
   CHECK(r.err.find("--sizes: 6 bytes") != std::string::npos);
 }
+
+TEST_CASE("dtsim sweep under mpirun: each rank runs whole points, rank 0 writes the same table as one process",
+          "[mpi]") {
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp.erase("variants");
+  write_json(tmp / "tiny.json", exp);
+  write_json(tmp / "sweep.json", {{"experiment", "tiny.json"},
+                                  {"set", {{"model.numerics", "modeled"}, {"data.modeled", true}}},
+                                  {"grid", {{"platform.link_bandwidth_bps", {1e8, 1e9, 1e10}}, {"seed", {1, 2}}}}});
+  const std::string sweep = (tmp / "sweep.json").string();
+  const auto one = dts::test::run_dtsim("sweep " + sweep + " --out " + (tmp / "one").string(), tmp / "");
+  INFO(one.err);
+  REQUIRE(one.code == 0);
+  const auto three = mpirun(3, "sweep " + sweep + " --out " + (tmp / "three").string(), tmp / "");
+  INFO(three.err);
+  REQUIRE(three.code == 0);
+  REQUIRE(slurp(tmp / "three" / "table.csv") == slurp(tmp / "one" / "table.csv"));
+  // As a Slurm array would: two shards, then --collate.
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto r =
+        dts::test::run_dtsim("sweep " + sweep + " --shard " + shard + " --out " + (tmp / "sharded").string(), tmp / "");
+    REQUIRE(r.code == 0);
+  }
+  REQUIRE(!fs::exists(tmp / "sharded" / "table.csv"));
+  const auto c = dts::test::run_dtsim("sweep " + sweep + " --collate --out " + (tmp / "sharded").string(), tmp / "");
+  INFO(c.err);
+  REQUIRE(c.code == 0);
+  REQUIRE(slurp(tmp / "sharded" / "table.csv") == slurp(tmp / "one" / "table.csv"));
+}
