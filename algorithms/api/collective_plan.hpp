@@ -65,8 +65,8 @@ class CollectivePlan {
   virtual ~CollectivePlan() = default;
   // Names the collective; with the tag and the group it tells one collective's instances from another's.
   virtual const char* name() const = 0;
-  virtual int size() const = 0;                      // members
-  virtual int stages(int member) const = 0;          // member: group index
+  virtual int size() const = 0;              // members
+  virtual int stages(int member) const = 0;  // member: group index
   virtual PlanStage stage(int member, int s) const = 0;
   virtual const RingPipeline* ring_pipeline() const { return nullptr; }
 };
@@ -76,9 +76,9 @@ class CollectivePlan {
 struct PlanCall {
   const CollectivePlan* plan = nullptr;
   const Group* group = nullptr;
-  Rank self = -1;  // world rank
-  int index = -1;  // group index
-  Slice data;      // in/out, as the collective defines
+  Rank self = -1;   // world rank
+  int index = -1;   // group index
+  Slice data;       // in/out, as the collective defines
   ConstSlice send;  // the separate input of sends `from_input`
   // Bytes charged for a message of all data.count floats, proportionally for smaller ones (default 4 per float).
   std::optional<std::uint64_t> modeled_bytes;
