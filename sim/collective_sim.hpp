@@ -22,7 +22,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -63,7 +63,7 @@ class CollectiveSim final : public CollectiveEngine {
     Rank rank = -1;
     Slice data;
     // Stage by stage: my messages in send order, and how many I took from each peer (peer, count).
-    std::deque<Flow> sent;
+    std::list<Flow> sent;  // a list: no allocation while empty (every member of a ring pipeline)
     std::vector<std::pair<int, int>> taken;
     // Pipeline, flow per step: my flows to the right neighbour that have arrived, and those whose
     // dependencies are met.
