@@ -1,6 +1,6 @@
 // Synchronous data-parallel SGD with an allreduce of the gradients (the baseline of every paper in
-// papers/): each step, every worker computes a minibatch gradient, the gradients are summed by a ring or
-// binomial-tree allreduce built from point-to-point messages, divided by P, and every worker applies the
+// papers/): each step, every worker computes a minibatch gradient, the gradients are summed by a ring,
+// binomial-tree or hypercube allreduce built from point-to-point messages, divided by P, and every worker applies the
 // same optimizer step, so all replicas stay identical. With P workers of batch b this is one worker with
 // batch P*b (up to the order of the sum).
 #include "algorithms/algorithm.hpp"
@@ -40,12 +40,12 @@ void allreduce_sgd_rank(Context& ctx, const AllreduceSgdConfig& cfg) {
 }  // namespace
 
 AlgorithmSpec allreduce_sgd_spec() {
-  return {"allreduce_sgd", "synchronous SGD, gradients summed by a ring or tree allreduce",
+  return {"allreduce_sgd", "synchronous SGD, gradients summed by a ring, tree or hypercube allreduce",
           [](int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             AllreduceSgdConfig cfg;
-            cfg.allreduce = collectives::parse_allreduce_algo(r.choice("allreduce", "ring", {"ring", "tree"}),
-                                                              r.where("allreduce"));
+            cfg.allreduce = collectives::parse_allreduce_algo(
+                r.choice("allreduce", "ring", {"ring", "tree", "hypercube"}), r.where("allreduce"));
             return [cfg](Context& ctx) { allreduce_sgd_rank(ctx, cfg); };
           }};
 }

@@ -10,7 +10,7 @@
 namespace dts::mpi {
 namespace {
 
-constexpr Tag kBenchTag = 1000;  // tree_allreduce also uses kBenchTag + 1
+constexpr Tag kBenchTag = 1000;
 constexpr int kMaxIters = 1000;
 
 double max_over_ranks(double value) {

@@ -1,5 +1,5 @@
-// CollectiveSim: joining a collective, latencies, the binomial trees and the pairwise exchange (rings:
-// collective_ring.cpp).
+// CollectiveSim: joining a plan's instance, latencies, and plans run stage by stage (ring pipelines:
+// collective_pipeline.cpp).
 #include "sim/collective_sim.hpp"
 
 #include <algorithm>
@@ -9,13 +9,13 @@
 
 #include "algorithms/api/compute.hpp"
 #include "algorithms/rules/vector_ops.hpp"
+#include "core/hash.hpp"
+#include "sim/actor_stack.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 namespace {
-
-int mod(int a, int P) { return ((a % P) + P) % P; }
 
 // "65472:11.6436;15424:3.48845;...;0:2.01467" -> ascending (threshold, factor).
 std::vector<std::pair<double, double>> parse_factors(const std::string& text) {
@@ -70,9 +70,9 @@ double CollectiveSim::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const 
   return it->second * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
 }
 
-std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const CollectiveCall& call, const Group& group) {
-  const std::span<const Rank> ranks = group.members();
-  const Key key{static_cast<int>(call.op), call.tag, group.hash(), static_cast<int>(ranks.size())};
+std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const PlanCall& call) {
+  const std::span<const Rank> ranks = call.group->members();
+  const Key key{fnv1a(call.plan->name()), call.tag, call.group->hash(), static_cast<int>(ranks.size())};
   const std::uint64_t seq = next_seq_[{key, call.self}]++;
   const auto at = std::make_pair(key, seq);
   auto& slot = open_[at];
@@ -86,132 +86,94 @@ std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const CollectiveCal
   return inst;
 }
 
-void CollectiveSim::run(const CollectiveCall& call) {
-  const TimeAccount::Scope accounted(collective_category(world_, call));
-  if (call.op == CollectiveOp::kPairwiseExchange) return pairwise(call);
-  DTS_ASSERT(call.group != nullptr, "collective without a group");
-  const int index = call.group->index_of(call.self);
-  switch (call.op) {
-    case CollectiveOp::kRingAllreduce:
-    case CollectiveOp::kRingReduceScatter:
-    case CollectiveOp::kRingAllgather:
-      return ring(call, index);
-    case CollectiveOp::kTreeReduce:
-      return tree_reduce(call, index);
-    case CollectiveOp::kTreeBroadcast:
-      return tree_broadcast(call, index);
-    case CollectiveOp::kPairwiseExchange:
-      break;
-  }
+void CollectiveSim::run(const PlanCall& call) {
+  DTS_ASSERT(call.plan != nullptr && call.group != nullptr, "collective without a plan or a group");
+  const TimeAccount::Scope accounted(collective_category(world_, call.self, *call.group));
+  auto inst = join(call);
+  if (const RingPipeline* ring = call.plan->ring_pipeline()) return pipeline(call, *inst, *ring);
+  stages(call, *inst);
 }
 
-void CollectiveSim::tree_reduce(const CollectiveCall& call, int index) {
-  const Group& group = *call.group;
-  const int P = group.size();
-  auto inst = join(call, group);
-  Member& me = inst->members[static_cast<std::size_t>(index)];
-  const int vr = mod(index - call.root, P);
-  const std::uint64_t bytes = sizeof(float) * call.data.count;
-  for (int mask = 1; mask < P; mask <<= 1) {
-    if (vr & mask) {  // 1. my partial sum to my parent; done once it is delivered
-      const Rank parent = group.world_rank(mod(vr - mask + call.root, P));
-      if (!call.data.data.empty()) me.payload.assign(call.data.data.begin(), call.data.data.end());
-      world_.account(call.self, parent, bytes, 1);
-      me.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(parent));
-      if (world_.host(call.self) != world_.host(parent))
-        sg4::Comm::sendto(world_.host(call.self), world_.host(parent), bytes);
-      TimeAccount::arrived(me.trace.get());
-      me.delivered = true;
-      world_.wake(parent);
-      return;
-    }
-    if (vr + mask < P) {  // 2. add the partial sum of the subtree rooted at vr + mask, as ring.cpp's order
-      Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
-      TimeAccount::waiting();
-      world_.wait_until(
-          call.self, [&] { return child.delivered; }, kForever);
-      TimeAccount::waited(child.trace.get());
-      if (!call.data.data.empty()) {
-        rules::axpy(call.data, 1.0f, ConstSlice(std::span<const float>(child.payload), call.data.count));
-        std::vector<float>().swap(child.payload);
-      }
-      if (call.compute != nullptr) call.compute->charge_elementwise(call.data.count, 3);
-    }
-  }
-}
-
-void CollectiveSim::tree_broadcast(const CollectiveCall& call, int index) {
-  const Group& group = *call.group;
-  const int P = group.size();
-  auto inst = join(call, group);
-  Member& me = inst->members[static_cast<std::size_t>(index)];
+// Stage by stage, as the message version: a stage's flows start when it begins; then its receives wait for
+// their flows (the peer's n-th flow to me is my n-th receive from it), its additions are charged, and its
+// own flows must have arrived. A flow blocks its sender unless the stage adds, where an actor of its own
+// carries it so that the additions overlap it.
+void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
+  const CollectivePlan& plan = *call.plan;
+  Member& me = inst.members[static_cast<std::size_t>(call.index)];
   me.data = call.data;
-  me.arrived = true;
   const bool real = !call.data.data.empty();
-  const int vr = mod(index - call.root, P);
-  // 1. Receive from the parent: it copied into my buffer, or into a snapshot if I was not there yet.
-  int mask = 1;
-  while (mask < P && !(vr & mask)) mask <<= 1;
-  if (mask < P) {
-    TimeAccount::waiting();
-    world_.wait_until(
-        call.self, [&] { return me.delivered; }, kForever);
-    TimeAccount::waited(me.trace.get());
-    if (real && !me.payload.empty()) {
-      rules::copy(call.data, ConstSlice(std::span<const float>(me.payload), call.data.count));
-      std::vector<float>().swap(me.payload);
+  std::vector<Flow*> mine;
+  for (int s = 0, count = plan.stages(call.index); s < count; ++s) {
+    const PlanStage st = plan.stage(call.index, s);
+    bool adds = false;
+    for (const PlanRecv& m : st.recvs) adds = adds || m.add;
+    // 1. My messages: a copy of what they carry, now, before my receives can write it.
+    mine.clear();
+    for (const PlanSend& m : st.sends) {
+      Flow& flow = me.sent.emplace_back();
+      flow.to = m.peer;
+      if (real) {
+        const ConstSlice from = (m.from_input ? call.send : ConstSlice(call.data)).sub(m.chunk.offset, m.chunk.count);
+        flow.payload.assign(from.data.begin(), from.data.end());
+      }
+      mine.push_back(&flow);
     }
-  }
-  // 2. Forward to my children one after the other, largest subtree first, each flow arrived before the next.
-  const std::uint64_t bytes = sizeof(float) * call.data.count;
-  for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (vr + mask >= P) continue;
-    Member& child = inst->members[static_cast<std::size_t>(mod(vr + mask + call.root, P))];
-    world_.account(call.self, child.rank, bytes, 1);
-    child.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(child.rank));
-    if (world_.host(call.self) != world_.host(child.rank))
-      sg4::Comm::sendto(world_.host(call.self), world_.host(child.rank), bytes);
-    if (real) {
-      if (child.arrived) {
-        rules::copy(child.data, call.data);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      Flow* flow = mine[i];
+      const Rank to = inst.members[static_cast<std::size_t>(flow->to)].rank;
+      const std::uint64_t bytes = call.bytes(st.sends[i].chunk.count);
+      world_.account(call.self, to, bytes, 1);
+      flow->trace = TimeAccount::trace_send(world_.host(call.self), world_.host(to));
+      auto carry = [this, self = call.self, flow, to, bytes, adds] {
+        if (world_.host(self) != world_.host(to)) sg4::Comm::sendto(world_.host(self), world_.host(to), bytes);
+        TimeAccount::arrived(flow->trace.get());
+        flow->delivered = true;
+        world_.wake(to);
+        if (adds) world_.wake(self);  // carried by an actor of its own: I may be waiting for it
+      };
+      if (adds) {
+        start_actor("plan-flow", world_.host(call.self), kCourierStackKiB, carry);
       } else {
-        child.payload.assign(call.data.data.begin(), call.data.data.end());
+        carry();
       }
     }
-    TimeAccount::arrived(child.trace.get());
-    child.delivered = true;
-    world_.wake(child.rank);
+    // 2. My receives, in order; then the additions.
+    for (const PlanRecv& m : st.recvs) {
+      Member& peer = inst.members[static_cast<std::size_t>(m.peer)];
+      auto taken = std::find_if(me.taken.begin(), me.taken.end(), [&](const auto& t) { return t.first == m.peer; });
+      if (taken == me.taken.end()) taken = me.taken.insert(me.taken.end(), {m.peer, 0});
+      const int nth = taken->second++;
+      Flow* flow = nullptr;
+      auto arrived = [&] {
+        if (flow == nullptr) {
+          int seen = 0;
+          for (Flow& f : peer.sent) {
+            if (f.to == call.index && seen++ == nth) {
+              flow = &f;
+              break;
+            }
+          }
+        }
+        return flow != nullptr && flow->delivered;
+      };
+      TimeAccount::waiting();
+      world_.wait_until(call.self, arrived, kForever);
+      TimeAccount::waited(flow->trace.get());
+      if (real) {
+        const Slice into = call.data.sub(m.chunk.offset, m.chunk.count);
+        const ConstSlice got(std::span<const float>(flow->payload), m.chunk.count);
+        m.add ? rules::axpy(into, 1.0f, got) : rules::copy(into, got);
+        std::vector<float>().swap(flow->payload);
+      }
+    }
+    for (const PlanRecv& m : st.recvs) {
+      if (m.add && call.compute != nullptr) call.compute->charge_elementwise(m.chunk.count, 3);
+    }
+    // 3. My flows arrived (those carried by actors of their own).
+    auto sent = [&] { return std::all_of(mine.begin(), mine.end(), [](const Flow* f) { return f->delivered; }); };
+    if (!sent()) world_.wait_until(call.self, sent, kForever);
   }
-}
-
-void CollectiveSim::pairwise(const CollectiveCall& call) {
-  const Group pair({std::min(call.self, call.peer), std::max(call.self, call.peer)});
-  auto inst = join(call, pair);
-  const int index = call.self == pair.world_rank(0) ? 0 : 1;
-  Member& me = inst->members[static_cast<std::size_t>(index)];
-  Member& peer = inst->members[static_cast<std::size_t>(1 - index)];
-  me.data = call.data;
-  me.send = call.send;
-  // 1. The second to arrive moves both vectors (both members stay blocked until both flows are done).
-  if (++inst->arrived == 2 && !call.data.data.empty()) {
-    DTS_ASSERT(peer.data.count == me.data.count, "pairwise_exchange: the partners' counts differ");
-    const std::vector<float> theirs(peer.send.data.begin(), peer.send.data.end());  // may alias peer.data
-    rules::copy(peer.data, me.send);
-    rules::copy(me.data, ConstSlice(std::span<const float>(theirs), me.data.count));
-  }
-  // 2. My flow to the peer; then wait for the peer's.
-  const std::uint64_t bytes = call.modeled_bytes.value_or(sizeof(float) * call.send.count);
-  world_.account(call.self, call.peer, bytes, 1);
-  me.trace = TimeAccount::trace_send(world_.host(call.self), world_.host(call.peer));
-  if (world_.host(call.self) != world_.host(call.peer))
-    sg4::Comm::sendto(world_.host(call.self), world_.host(call.peer), bytes);
-  TimeAccount::arrived(me.trace.get());
-  me.delivered = true;
-  world_.wake(call.peer);
-  TimeAccount::waiting();
-  world_.wait_until(
-      call.self, [&] { return peer.delivered; }, kForever);
-  TimeAccount::waited(peer.trace.get());
 }
 
 }  // namespace dts::sim

@@ -89,14 +89,16 @@ TimeCategory transfer_category(const sg4::Host* a, const sg4::Host* b) {
   return is_cpu(a) || is_cpu(b) ? TimeCategory::kCpuGpuParameter : TimeCategory::kGpuGpuParameter;
 }
 
-TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call) {
-  const sg4::Host* self = world.host(call.self);
-  if (call.group == nullptr) return transfer_category(self, world.host(call.peer));
+TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group) {
+  const sg4::Host* self = world.host(caller);
+  if (group.size() == 2) {  // a pair (a gossip step, partners changing every time): not worth caching
+    return transfer_category(self, world.host(group.world_rank(group.world_rank(0) == caller ? 1 : 0)));
+  }
   if (g_active == nullptr) return TimeCategory::kIdle;  // not accounted
   const auto [it, fresh] =
-      g_active->collective_categories_.try_emplace({call.self, call.group->hash()}, TimeCategory::kGpuGpuParameter);
+      g_active->collective_categories_.try_emplace({caller, group.hash()}, TimeCategory::kGpuGpuParameter);
   if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node, the widest
-    for (const Rank r : call.group->members()) {
+    for (const Rank r : group.members()) {
       it->second = std::max(it->second, transfer_category(self, world.host(r)));
       if (it->second == TimeCategory::kInterNodeParameter) break;
     }

@@ -22,8 +22,8 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "algorithms/api/collective_engine.hpp"
 #include "algorithms/api/comm.hpp"
+#include "algorithms/api/group.hpp"
 
 namespace dts::sim {
 
@@ -52,7 +52,7 @@ TimeCategory update_category(const simgrid::s4u::Host* host);
 // A collective run as aggregated flows (collective fidelity): the widest transfer between the caller's
 // host and the other members' (inter-node, then CPU-GPU, then GPU-GPU).
 class SimWorld;
-TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call);
+TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group);
 
 // One message in flight: the sender's path when it was sent, and its wire time.
 struct FlowTrace {
@@ -140,7 +140,7 @@ class TimeAccount {
   static void add_own(State& s, TimeCategory c, double begin_s, double end_s);
   void register_actor(State s);
 
-  friend TimeCategory collective_category(const SimWorld& world, const CollectiveCall& call);
+  friend TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group);
   std::unordered_map<long, std::size_t> index_;                                   // pid -> states_
   std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
   std::deque<State> states_;                                                      // stable addresses

@@ -2,21 +2,24 @@
 // to the modeled network and the MPI backend runs exactly the same sequence. Every member of the group calls
 // the same collective in the same order with the same count. Reductions are sums, in a fixed order, so
 // results are reproducible bit for bit; the elementwise additions are charged to the member's device.
-// When the Comm has a collective engine (the simulator's `collective` fidelity), each function hands the
-// whole collective to it instead; the engine reproduces the results bit for bit.
+// Each collective is a plan (plans.hpp) run by run_plan: as messages over the Comm, or, when the Comm has a
+// collective engine (the simulator's `collective` fidelity), by that engine, which reproduces the results
+// bit for bit.
 #pragma once
 
 #include <utility>
 
+#include "algorithms/api/collective_plan.hpp"
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/compute.hpp"
 #include "algorithms/api/group.hpp"
 
 namespace dts::collectives {
 
-enum class AllreduceAlgo { kRing, kTree };
-// Parses "ring" / "tree"; throws ConfigError naming `where`.
+enum class AllreduceAlgo { kRing, kTree, kHypercube };
+// Parses "ring" / "tree" / "hypercube"; throws ConfigError naming `where`.
 AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& where);
+const char* to_string(AllreduceAlgo algo);
 
 // Chunk i of the P-way ring split of n floats, as {offset, count}: the first n % P chunks get one extra.
 std::pair<std::size_t, std::size_t> ring_chunk(std::size_t n, int P, int i);
@@ -32,6 +35,10 @@ void ring_allgather(Comm& comm, const Group& group, Slice data, Tag tag);
 // Binomial-tree reduce to group index 0, then binomial-tree broadcast: 2 ceil(log2 P) rounds of full-size
 // messages.
 void tree_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
+// Recursive doubling (MPICH's recursive-doubling allreduce): lg P rounds of full-size messages exchanged
+// with a partner and added; a group that is not a power of two first folds its extra members into partners
+// (one message each way more for them).
+void hypercube_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
 void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
 
 // Binomial-tree sum to the member at group index `root`; other members' data is scratch afterwards.
@@ -43,9 +50,10 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
 // receives the peer's vector into `theirs` (same count; they may alias). Both partners call it.
 void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag, const SendOptions& opts = {});
 
-namespace detail {
-// Hands a group collective to the Comm's collective engine; false when there is none.
-bool delegated(Comm& comm, Compute* compute, const Group& group, Slice data, int root, Tag tag, CollectiveOp op);
-}  // namespace detail
+// Runs the calling member's part of `plan` among `group` (the caller's group index is its member). `send`:
+// the input of sends `from_input`; `opts`: modeled bytes (of a message of all data.count floats) and borrow,
+// for the stages that send first.
+void run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
+              ConstSlice send = {}, const SendOptions& opts = {});
 
 }  // namespace dts::collectives

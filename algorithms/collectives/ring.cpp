@@ -1,74 +1,17 @@
-// Ring allreduce (Patarasuk & Yuan 2009): P-1 reduce-scatter steps, then P-1 allgather steps, each member
-// sending one chunk of count/P floats to its right neighbour and receiving one from its left. The two halves
-// are also collectives of their own; `shift` picks which chunk a member starts from, hence which it owns.
+// Ring allreduce (Patarasuk & Yuan 2009) and its halves, as a plan: P-1 reduce-scatter steps, then P-1
+// allgather steps, each member sending one chunk of count/P floats to its right neighbour and receiving one
+// from its left. `shift` picks which chunk a member starts from, hence which it owns.
 #include "algorithms/collectives/collectives.hpp"
-#include "algorithms/rules/vector_ops.hpp"
+#include "algorithms/collectives/plans.hpp"
 
 namespace dts::collectives {
 namespace {
 int mod(int a, int P) { return ((a % P) + P) % P; }
 
-// Each step waits its send before the chunk sent can change: MPI and the simulator read it in place.
-const SendOptions kInPlace{.modeled_bytes = std::nullopt, .borrow = true};
-const RecvOptions kAdd{.add = true};
-
-// Reduce-scatter: in step s member r sends chunk (r - s - shift) and adds the received chunk
-// (r - s - 1 - shift) into its own, so afterwards member r holds the full sum of chunk (r + 1 - shift).
-void reduce_scatter_steps(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag, int shift) {
-  const int P = group.size();
-  const int r = group.index_of(comm.rank());
-  const Rank right = group.world_rank(mod(r + 1, P));
-  const Rank left = group.world_rank(mod(r - 1, P));
-  for (int s = 0; s < P - 1; ++s) {
-    const auto [send_off, send_n] = ring_chunk(data.count, P, mod(r - s - shift, P));
-    const auto [recv_off, recv_n] = ring_chunk(data.count, P, mod(r - s - 1 - shift, P));
-    Request rx = comm.irecv(left, tag, data.sub(recv_off, recv_n), kAdd);  // the received chunk is added
-    Request tx = comm.isend(right, tag, data.sub(send_off, send_n), kInPlace);
-    rx.wait_ok();
-    compute.charge_elementwise(recv_n, 3);
-    tx.wait_ok();
-  }
-}
-
-// Allgather: member r starts owning chunk (r + shift); in step s it passes chunk (r + shift - s) on and
-// receives chunk (r + shift - s - 1).
-void allgather_steps(Comm& comm, const Group& group, Slice data, Tag tag, int shift) {
-  const int P = group.size();
-  const int r = group.index_of(comm.rank());
-  const Rank right = group.world_rank(mod(r + 1, P));
-  const Rank left = group.world_rank(mod(r - 1, P));
-  for (int s = 0; s < P - 1; ++s) {
-    const auto [send_off, send_n] = ring_chunk(data.count, P, mod(r + shift - s, P));
-    const auto [recv_off, recv_n] = ring_chunk(data.count, P, mod(r + shift - s - 1, P));
-    Request rx = comm.irecv(left, tag, data.sub(recv_off, recv_n));
-    Request tx = comm.isend(right, tag, data.sub(send_off, send_n), kInPlace);
-    rx.wait_ok();
-    tx.wait_ok();
-  }
-}
-
 void check_member(Comm& comm, const Group& group, const char* what) {
   DTS_ASSERT(group.index_of(comm.rank()) >= 0, std::string(what) + ": caller is not in the group");
 }
-
 }  // namespace
-
-namespace detail {
-bool delegated(Comm& comm, Compute* compute, const Group& group, Slice data, int root, Tag tag, CollectiveOp op) {
-  CollectiveEngine* engine = comm.collective_engine();
-  if (engine == nullptr) return false;
-  CollectiveCall call;
-  call.op = op;
-  call.self = comm.rank();
-  call.group = &group;
-  call.data = data;
-  call.root = root;
-  call.tag = tag;
-  call.compute = compute;
-  engine->run(call);
-  return true;
-}
-}  // namespace detail
 
 std::pair<std::size_t, std::size_t> ring_chunk(std::size_t n, int P, int i) {
   const std::size_t p = static_cast<std::size_t>(P), k = static_cast<std::size_t>(i);
@@ -76,42 +19,103 @@ std::pair<std::size_t, std::size_t> ring_chunk(std::size_t n, int P, int i) {
   return {k * base + std::min(k, extra), base + (k < extra ? 1 : 0)};
 }
 
+const char* RingPlan::name() const {
+  switch (kind_) {
+    case RingKind::kAllreduce:
+      return "ring_allreduce";
+    case RingKind::kReduceScatter:
+      return "ring_reduce_scatter";
+    case RingKind::kAllgather:
+      break;
+  }
+  return "ring_allgather";
+}
+
+// In step s member r sends chunk r + shift(s). Reduce-scatter with shift h sends chunk r - s - h; allgather
+// with shift g sends chunk r + g - s. Allreduce: h = 0 for P - 1 steps, then g = 1.
+int RingPlan::shift(int s) const {
+  if (kind_ == RingKind::kAllgather) return -s;
+  if (kind_ == RingKind::kReduceScatter) return -s - 1;
+  return s < P_ - 1 ? -s : 1 - (s - (P_ - 1));
+}
+
+std::size_t RingPlan::floats(int chunk) const { return ring_chunk(n_, P_, mod(chunk, P_)).second; }
+
+PlanStage RingPlan::stage(int r, int s) const {
+  const auto [send_off, send_n] = ring_chunk(n_, P_, mod(r + shift(s), P_));
+  const auto [recv_off, recv_n] = ring_chunk(n_, P_, mod(r + shift(s) - 1, P_));
+  PlanStage st;
+  st.sends.push_back({.peer = mod(r + 1, P_), .chunk = {send_off, send_n}});
+  st.recvs.push_back({.peer = mod(r - 1, P_), .chunk = {recv_off, recv_n}, .add = adds(s)});
+  return st;
+}
+
+// Over all steps a reduce-scatter or allgather sends every chunk but one (the one its shift would reach in
+// step P - 1), and a reduce-scatter adds every chunk but the one it sends first.
+std::size_t RingPlan::sent_floats(int r, int first) const {
+  if (first == 0) {
+    if (kind_ != RingKind::kAllreduce) return n_ - floats(r + shift(P_ - 1));
+    return 2 * n_ - floats(r - (P_ - 1)) - floats(r + 1 - (P_ - 1));
+  }
+  std::size_t sum = 0;
+  for (int s = first; s < steps(); ++s) sum += floats(r + shift(s));
+  return sum;
+}
+
+std::size_t RingPlan::added_floats(int r, int first) const {
+  if (kind_ == RingKind::kAllgather) return 0;
+  if (first == 0) return n_ - floats(r + shift(0));
+  std::size_t sum = 0;
+  for (int s = first; s < steps(); ++s) sum += adds(s) ? floats(r + shift(s) - 1) : 0;
+  return sum;
+}
+
 void ring_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {
   check_member(comm, group, "ring_allreduce");
   if (group.size() == 1) return;
-  if (detail::delegated(comm, &compute, group, data, 0, tag, CollectiveOp::kRingAllreduce)) return;
-  // 1. Reduce-scatter: after step s, chunk (r - s - 1) holds the sum of s + 2 members' values.
-  reduce_scatter_steps(comm, compute, group, data, tag, 0);
-  // 2. Allgather: member r now owns the full sum of chunk (r + 1); pass the sums around the ring.
-  allgather_steps(comm, group, data, tag, 1);
+  run_plan(comm, &compute, group, RingPlan(RingKind::kAllreduce, group.size(), data.count), data, tag);
 }
 
 void ring_reduce_scatter(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {
   check_member(comm, group, "ring_reduce_scatter");
   if (group.size() == 1) return;
-  if (detail::delegated(comm, &compute, group, data, 0, tag, CollectiveOp::kRingReduceScatter)) return;
-  reduce_scatter_steps(comm, compute, group, data, tag, 1);  // member r ends owning chunk r
+  run_plan(comm, &compute, group, RingPlan(RingKind::kReduceScatter, group.size(), data.count), data, tag);
 }
 
 void ring_allgather(Comm& comm, const Group& group, Slice data, Tag tag) {
   check_member(comm, group, "ring_allgather");
   if (group.size() == 1) return;
-  if (detail::delegated(comm, nullptr, group, data, 0, tag, CollectiveOp::kRingAllgather)) return;
-  allgather_steps(comm, group, data, tag, 0);
+  run_plan(comm, nullptr, group, RingPlan(RingKind::kAllgather, group.size(), data.count), data, tag);
 }
 
 void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {
-  if (algo == AllreduceAlgo::kRing) {
-    ring_allreduce(comm, compute, group, data, tag);
-  } else {
-    tree_allreduce(comm, compute, group, data, tag);
+  switch (algo) {
+    case AllreduceAlgo::kRing:
+      return ring_allreduce(comm, compute, group, data, tag);
+    case AllreduceAlgo::kTree:
+      return tree_allreduce(comm, compute, group, data, tag);
+    case AllreduceAlgo::kHypercube:
+      return hypercube_allreduce(comm, compute, group, data, tag);
   }
 }
 
 AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& where) {
   if (name == "ring") return AllreduceAlgo::kRing;
   if (name == "tree") return AllreduceAlgo::kTree;
-  throw ConfigError(where, "unknown allreduce \"" + echo(name) + "\" (expected ring or tree)");
+  if (name == "hypercube") return AllreduceAlgo::kHypercube;
+  throw ConfigError(where, "unknown allreduce \"" + echo(name) + "\" (expected ring, tree or hypercube)");
+}
+
+const char* to_string(AllreduceAlgo algo) {
+  switch (algo) {
+    case AllreduceAlgo::kRing:
+      return "ring";
+    case AllreduceAlgo::kTree:
+      return "tree";
+    case AllreduceAlgo::kHypercube:
+      break;
+  }
+  return "hypercube";
 }
 
 }  // namespace dts::collectives

@@ -64,10 +64,9 @@ int run_allreduce(const AllreduceOptions& o) {
   for (const auto& t : timings) {
     const Stats s = stats_of(t.per_call_s);
     const double algbw = static_cast<double>(t.bytes) / s.median / 1e9;
-    std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n",
-                t.algo == collectives::AllreduceAlgo::kRing ? "ring" : "tree", static_cast<unsigned long long>(t.bytes),
-                t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw, algbw * 2.0 * (P - 1) / P,
-                t.result_ok ? "" : "  RESULT-CHECK-FAILED");
+    std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n", collectives::to_string(t.algo),
+                static_cast<unsigned long long>(t.bytes), t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw,
+                algbw * 2.0 * (P - 1) / P, t.result_ok ? "" : "  RESULT-CHECK-FAILED");
     std::fflush(stdout);
     all_ok = all_ok && t.result_ok;
   }

@@ -143,7 +143,7 @@ class StampRecorder final : public Recorder {
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
                           int workers, std::int64_t steps, const sim::RingSampling& rings) {
   nlohmann::json a = {{"workers", workers}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
-  if (algo == "ring" || algo == "tree") {
+  if (algo == "ring" || algo == "tree" || algo == "hypercube") {
     a["name"] = "allreduce_sgd";
     a["allreduce"] = algo;
   } else {
@@ -283,9 +283,9 @@ Command add_scale_bench(CLI::App& bench) {
   auto o = std::make_shared<Options>();
   CLI::App* app = bench.add_subcommand("scale", "wall s per simulated iteration and peak memory, 16-4096 workers");
   app->add_option("--workers", o->workers, "worker counts")->delimiter(',');
-  app->add_option("--algos", o->algos, "ring, tree (allreduce_sgd), gossip (gossip_sgd), async_sgd")
+  app->add_option("--algos", o->algos, "ring, tree, hypercube (allreduce_sgd), gossip (gossip_sgd), async_sgd")
       ->delimiter(',')
-      ->check(CLI::IsMember({"ring", "tree", "gossip", "async_sgd"}));
+      ->check(CLI::IsMember({"ring", "tree", "hypercube", "gossip", "async_sgd"}));
   app->add_option("--fidelity", o->fidelities, "collective and/or message")
       ->delimiter(',')
       ->check(CLI::IsMember({"collective", "message"}));

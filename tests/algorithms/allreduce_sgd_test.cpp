@@ -59,7 +59,7 @@ TEST_CASE("allreduce_sgd: collective fidelity gives the same model, and the time
    *   o the final model is bit for bit the same at both fidelities (the engine reproduces the sums' order)
    *   o the simulated end time agrees within the bound of tests/sim/collective_fidelity_test.cpp
    */
-  const char* collective = GENERATE("ring", "tree");
+  const char* collective = GENERATE("ring", "tree", "hypercube");
   AlgoRun run;
   run.algorithm = "allreduce_sgd";
   run.config = {{"allreduce", collective}};

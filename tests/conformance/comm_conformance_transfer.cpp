@@ -216,31 +216,48 @@ Case spawned_activity() {
           }};
 }
 
-// Ring and tree allreduce of v_r[i] = r * 1000 + i over the 4 ranks (11 floats: uneven ring chunks), and
-// over a group of one rank (itself).
+// Ring, tree and hypercube allreduce of v_r[i] = r * 1000 + i over the 4 ranks (11 floats: uneven ring
+// chunks), the hypercube also over ranks 0-2 (not a power of two: rank 0 folds into rank 1), and each over a
+// group of one rank (itself).
 Case collectives() {
-  return {"collectives", "ring and tree allreduce built on the Comm give exact sums; a group of 1 is a no-op",
+  return {"collectives",
+          "ring, tree and hypercube allreduce built on the Comm give exact sums; a group of 1 is a no-op",
           [](Comm& comm, Node&, nlohmann::json& f) {
             CollectiveOnlyCompute compute;
             const Rank me = comm.rank();
-            for (const auto algo : {collectives::AllreduceAlgo::kRing, collectives::AllreduceAlgo::kTree}) {
+            auto values = [&] {
               std::vector<float> v(11);
               for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(me * 1000 + static_cast<int>(i));
+              return v;
+            };
+            for (const auto algo : {collectives::AllreduceAlgo::kRing, collectives::AllreduceAlgo::kTree,
+                                    collectives::AllreduceAlgo::kHypercube}) {
+              std::vector<float> v = values();
               collectives::allreduce(algo, comm, compute, Group::range(0, comm.size()), Slice(v), 1000);
-              f[algo == collectives::AllreduceAlgo::kRing ? "ring" : "tree"] = v;
+              f[collectives::to_string(algo)] = v;
               std::vector<float> w = {static_cast<float>(me)};
               collectives::allreduce(algo, comm, compute, Group({me}), Slice(w), 1100);
               f["alone"].push_back(w[0]);
             }
+            if (me < 3) {
+              std::vector<float> v = values();
+              collectives::hypercube_allreduce(comm, compute, Group::range(0, 3), Slice(v), 1200);
+              f["hypercube3"] = v;
+            }
           },
           [](const nlohmann::json& f) {
             Expect e;
-            std::vector<float> want(11);
+            std::vector<float> want(11), want3(11);
             for (std::size_t i = 0; i < want.size(); ++i) want[i] = static_cast<float>(6000 + 4 * static_cast<int>(i));
+            for (std::size_t i = 0; i < want3.size(); ++i)
+              want3[i] = static_cast<float>(3000 + 3 * static_cast<int>(i));
             for (int r = 0; r < kRanks; ++r) {
-              e(f[r]["ring"] == nlohmann::json(want) && f[r]["tree"] == nlohmann::json(want),
+              e(f[r]["ring"] == nlohmann::json(want) && f[r]["tree"] == nlohmann::json(want) &&
+                    f[r]["hypercube"] == nlohmann::json(want),
                 "rank " + std::to_string(r) + ": " + f[r].dump());
-              e(f[r]["alone"] == nlohmann::json({r, r}), "group of 1 on rank " + std::to_string(r));
+              e(f[r]["alone"] == nlohmann::json({r, r, r}), "group of 1 on rank " + std::to_string(r));
+              if (r < 3)
+                e(f[r]["hypercube3"] == nlohmann::json(want3), "hypercube over 3 on rank " + std::to_string(r));
             }
             return e.failure;
           }};

@@ -68,13 +68,15 @@ bool leaves_nothing(const TempDir& tmp, const std::string& prefix) {
 }  // namespace
 
 TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit for bit", "[mpi]") {
-  /* Same Trainer (kernels, shard, minibatch order, optimizer), same ring or tree reduction order, the same
+  /* Same Trainer (kernels, shard, minibatch order, optimizer), same ring, tree or hypercube reduction order, the same
    * seed: the final parameters, every loss and every evaluation must be identical; so are the message and
    * byte counts, since the simulator's modeled bytes default to the real ones. Both variants run one after
    * the other in one MPI job. */
   TempDir tmp;
   auto exp = dts::test::tiny_experiment();
-  exp["variants"] = {{{"name", "ring"}}, {{"name", "tree"}, {"algorithm", {{"allreduce", "tree"}}}}};
+  exp["variants"] = {{{"name", "ring"}},
+                     {{"name", "tree"}, {"algorithm", {{"allreduce", "tree"}}}},
+                     {{"name", "hypercube"}, {"algorithm", {{"allreduce", "hypercube"}}}}};
   write_json(tmp / "tiny.json", exp);
   const auto sim =
       dts::test::run_dtsim("run " + (tmp / "tiny.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
@@ -83,7 +85,7 @@ TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit f
   const auto mpi = mpirun_dtsim(4, (tmp / "tiny.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
   INFO(mpi.err);
   REQUIRE(mpi.code == 0);
-  for (const std::string variant : {"ring", "tree"}) {
+  for (const std::string variant : {"ring", "tree", "hypercube"}) {
     INFO(variant);
     const auto s = summary_of(tmp / "sim" / variant), m = summary_of(tmp / "mpi" / variant);
     REQUIRE(m["backend"] == "mpi");

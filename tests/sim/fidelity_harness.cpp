@@ -18,8 +18,9 @@ namespace {
 
 constexpr double kSlotS = 10.0;
 constexpr double kStragglerDelayS = 5e-3;
-const std::vector<std::string> kOps = {"ring_allreduce", "tree_allreduce",      "tree_reduce",      "tree_broadcast",
-                                       "ring_allgather", "ring_reduce_scatter", "pairwise_exchange"};
+const std::vector<std::string> kOps = {"ring_allreduce",    "tree_allreduce",     "tree_reduce",
+                                       "tree_broadcast",    "ring_allgather",     "ring_reduce_scatter",
+                                       "pairwise_exchange", "hypercube_allreduce"};
 
 // Additions cost what they cost on a 20 GB/s device, linear in n (Compute::charge_elementwise).
 class LinearCompute final : public CollectiveOnlyCompute {
@@ -53,6 +54,7 @@ std::vector<float> run_op(const std::string& op, Comm& comm, Compute& compute, c
   if (op == "tree_reduce") collectives::tree_reduce(comm, compute, g, data, 1 % P, tag);
   if (op == "tree_broadcast") collectives::tree_broadcast(comm, g, data, P - 1, tag);
   if (op == "ring_allgather") collectives::ring_allgather(comm, g, data, tag);
+  if (op == "hypercube_allreduce") collectives::hypercube_allreduce(comm, compute, g, data, tag);
   if (op == "ring_reduce_scatter") {
     collectives::ring_reduce_scatter(comm, compute, g, data, tag);
     const auto [off, n] = collectives::ring_chunk(data.count, P, r);

@@ -1,0 +1,95 @@
+// A collective described once, as what each member does: a list of stages, each a few messages to and from
+// other members of the group. Interpreters run it: over Comm as point-to-point messages (MPI, the
+// simulator's `message` fidelity; algorithms/collectives/run_plan.cpp) and as SimGrid flows (the simulator's
+// `collective` fidelity). A stage is posted whole, then completes in this order: wait its receives, charge
+// the additions of those that add (Compute::charge_elementwise(count, 3) each), wait its sends. Messages
+// between two members are matched in the order they were sent, so a stage needs no tag of its own.
+// Plans answer per member and per stage, on demand: at thousands of members nobody builds all of them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "algorithms/api/group.hpp"
+#include "algorithms/api/vec.hpp"
+
+namespace dts {
+
+class Compute;
+
+// Floats [offset, offset + count) of a member's buffer.
+struct Chunk {
+  std::size_t offset = 0, count = 0;
+};
+
+struct PlanSend {
+  int peer = 0;  // group index
+  Chunk chunk;
+  bool from_input = false;  // from the call's separate input (PlanCall::send) instead of its data
+};
+
+struct PlanRecv {
+  int peer = 0;  // group index
+  Chunk chunk;   // of the data
+  bool add = false;
+};
+
+struct PlanStage {
+  std::vector<PlanSend> sends;
+  std::vector<PlanRecv> recvs;
+  // The receives may write what the sends read: the sends are posted first and copied at posting (unless
+  // the caller's SendOptions borrow). Otherwise receives are posted first and sends read in place.
+  bool sends_first = false;
+};
+
+// A plan that is a uniform pipeline over the group's ring: in step s every member r sends the ring chunk
+// (r + shift(s)) mod P of the P-way split (collectives::ring_chunk) to r + 1 and receives chunk
+// (r + shift(s) - 1) mod P from r - 1, adding it when adds(s). Its stages are exactly these steps, so an
+// interpreter may time the steps it does not run from the pipeline's recurrence (the collective fidelity's
+// sampled rings).
+class RingPipeline {
+ public:
+  virtual ~RingPipeline() = default;
+  virtual int steps() const = 0;
+  virtual int shift(int s) const = 0;
+  virtual bool adds(int s) const = 0;
+  // Floats member r sends, and adds, over steps [first, steps()).
+  virtual std::size_t sent_floats(int r, int first) const = 0;
+  virtual std::size_t added_floats(int r, int first) const = 0;
+};
+
+class CollectivePlan {
+ public:
+  virtual ~CollectivePlan() = default;
+  // Names the collective; with the tag and the group it tells one collective's instances from another's.
+  virtual const char* name() const = 0;
+  virtual int size() const = 0;              // members
+  virtual int stages(int member) const = 0;  // member: group index
+  virtual PlanStage stage(int member, int s) const = 0;
+  virtual const RingPipeline* ring_pipeline() const { return nullptr; }
+};
+
+// One member's run of a plan. Every member of the group runs the same plan (same name, group, count, tag)
+// in the same order.
+struct PlanCall {
+  const CollectivePlan* plan = nullptr;
+  const Group* group = nullptr;
+  Rank self = -1;   // world rank
+  int index = -1;   // group index
+  Slice data;       // in/out, as the collective defines
+  ConstSlice send;  // the separate input of sends `from_input`
+  // Bytes charged for a message of all data.count floats, proportionally for smaller ones (default 4 per float).
+  std::optional<std::uint64_t> modeled_bytes;
+  bool borrow = false;  // sends_first stages: the caller leaves what they send unchanged until they complete
+  Tag tag = 0;
+  Compute* compute = nullptr;  // charged the additions; null when the plan adds nothing
+
+  std::uint64_t bytes(std::size_t count) const {
+    if (!modeled_bytes) return sizeof(float) * count;
+    return data.count == 0 ? *modeled_bytes : *modeled_bytes * count / data.count;
+  }
+};
+
+}  // namespace dts
