@@ -1,4 +1,4 @@
-// MpiComm: Request handles over the engine's operations, and wait_any.
+// MpiComm: Request handles over the engine's operations, and the blocking primitive of wait_any.
 #include "realexec/mpi_comm.hpp"
 
 #include <algorithm>
@@ -67,25 +67,9 @@ Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
       engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data), hang_timeout_s_));
 }
 
-Comm::Completion MpiComm::wait_any(std::span<Request> reqs) {
-  DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
-             "wait_any on no valid request");
-  std::size_t index = 0;
-  const bool any = Engine::poll_until(
-      [&] {
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-          if (reqs[i].valid() && reqs[i].test()) {
-            index = i;
-            return true;
-          }
-        }
-        return false;
-      },
-      hang_timeout_s_);
-  if (!any) throw CommError(engine_->hang_message_any(reqs.size(), hang_timeout_s_));
-  Completion c{index, reqs[index].source(), reqs[index].wait(0)};
-  reqs[index].reset();
-  return c;
+void MpiComm::block_until(const std::function<bool()>& ready, std::size_t operations) {
+  if (!Engine::poll_until(ready, hang_timeout_s_))
+    throw CommError(engine_->hang_message_any(operations, hang_timeout_s_));
 }
 
 std::uint64_t MpiComm::bytes_sent() const { return engine_->bytes_sent(); }

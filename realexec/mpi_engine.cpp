@@ -37,10 +37,6 @@ namespace {
 
 float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
 
-bool matches(const std::vector<Rank>& srcs, Tag want, Rank src, Tag tag) {
-  return want == tag && std::find(srcs.begin(), srcs.end(), src) != srcs.end();
-}
-
 int mpi_count(std::size_t count) {
   DTS_ASSERT(count <= static_cast<std::size_t>(INT32_MAX), "a message of more than 2^31 floats");
   return static_cast<int>(count);
@@ -68,13 +64,13 @@ std::string ranks_text(std::vector<Rank> ranks) {
 }
 
 // The peers an operation waits for.
-std::vector<Rank> peers_of(const Op& op) { return op.is_recv ? op.srcs : std::vector<Rank>{op.dst}; }
+std::vector<Rank> peers_of(const Op& op) { return op.is_recv ? op.want.srcs : std::vector<Rank>{op.dst}; }
 
 // "a message from rank 2 (tag 7)", "a message from one of ranks 1-4 (tag 7)", "rank 2 to take a message (tag 7)".
 std::string describe(const Op& op) {
-  const std::string tag = " (tag " + std::to_string(op.tag) + ")";
+  const std::string tag = " (tag " + std::to_string(op.want.tag) + ")";
   if (!op.is_recv) return ranks_text({op.dst}) + " to take a message" + tag;
-  return std::string("a message from ") + (op.srcs.size() > 1 ? "one of " : "") + ranks_text(op.srcs) + tag;
+  return std::string("a message from ") + (op.want.srcs.size() > 1 ? "one of " : "") + ranks_text(op.want.srcs) + tag;
 }
 
 std::string no_progress_message(double waited_s, const std::string& what, const std::vector<Rank>& suspects) {
@@ -123,7 +119,7 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool b
                                                  std::to_string(data.count) + " floats has nothing to send");
   auto op = std::make_shared<Op>();
   if (!borrow) op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
-  op->tag = tag;
+  op->want.tag = tag;
   op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
   const float* p = data.count == 0 ? &zero_length_dummy : borrow ? data.data.data() : op->payload.data();
@@ -142,33 +138,19 @@ std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf
   for (const Rank r : srcs) DTS_ASSERT(r >= 0 && r < size_, "receive from a rank outside the world");
   auto op = std::make_shared<Op>();
   op->is_recv = true;
-  op->srcs = std::move(srcs);
-  op->tag = tag;
+  op->want = {std::move(srcs), tag, buf.count};
   op->buf = buf;
   op->add = add;
   std::lock_guard<std::mutex> lock(mu_);
-  const auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [&](const std::shared_ptr<Staged>& s) {
-    return matches(op->srcs, op->tag, s->src, s->tag);
-  });
-  if (it == unexpected_.end()) {
-    posted_.push_back(op);
-    return op;
-  }
-  const std::shared_ptr<Staged> s = *it;
-  unexpected_.erase(it);
-  check_count(*op, s->data.size(), s->tag);
-  op->source = s->src;
+  const std::shared_ptr<Staged> s = match_.post(op);
+  if (s == nullptr) return op;  // posted
+  op->source = s->env.src;
   if (s->arrived) {
     deliver(*op, *s);
   } else {
     s->taker = op;  // progress() delivers it when the data is in
   }
   return op;
-}
-
-void Engine::check_count(const Op& op, std::size_t count, Tag tag) {
-  DTS_ASSERT(op.buf.count == count, "receive buffer of " + std::to_string(op.buf.count) + " floats for a message of " +
-                                        std::to_string(count) + " (tag " + std::to_string(tag) + ")");
 }
 
 void Engine::complete_recv(Op& op) {
@@ -202,27 +184,21 @@ void Engine::progress() {
     DTS_MPI_CHECK(MPI_Get_count(&st, MPI_FLOAT, &count));
     DTS_ASSERT(count != MPI_UNDEFINED, "a message that is not a whole number of floats");
     last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = MPI_Wtime();
-    const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& op) {
-      return matches(op->srcs, op->tag, st.MPI_SOURCE, st.MPI_TAG);
-    });
-    if (it != posted_.end()) {
-      const std::shared_ptr<Op> op = *it;
-      posted_.erase(it);
-      check_count(*op, static_cast<std::size_t>(count), st.MPI_TAG);
-      op->source = st.MPI_SOURCE;
+    const matching::Envelope env{st.MPI_SOURCE, st.MPI_TAG, static_cast<std::size_t>(count)};
+    if (const std::shared_ptr<Op> op = match_.take_receive(env)) {
+      op->source = env.src;
       if (op->add) op->landing.resize(static_cast<std::size_t>(count));
       float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.data() : op->buf.data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &op->req));
       in_flight_.push_back(op);
     } else {
       auto s = std::make_shared<Staged>();
-      s->src = st.MPI_SOURCE;
-      s->tag = st.MPI_TAG;
+      s->env = env;
       s->data.resize(static_cast<std::size_t>(count));
       float* p = count == 0 ? &zero_length_dummy : s->data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &s->req));
       staging_.push_back(s);
-      unexpected_.push_back(s);
+      match_.queue(s);
     }
   }
   // 2. Transfers: sends and matched receives, then staged messages.
@@ -271,10 +247,7 @@ void Engine::cancel(Op& op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already with MPI
-    const auto it =
-        std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& p) { return p.get() == &op; });
-    if (it != posted_.end()) {
-      posted_.erase(it);
+    if (match_.withdraw(op)) {
       op.status = Status::kCancelled;
       op.done = true;
       return;
@@ -329,7 +302,7 @@ std::string Engine::hang_message_any(std::size_t operations, double timeout_s) {
   // The requests are opaque here: the peers are those of every operation of this rank still pending.
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Rank> peers;
-  for (const auto& op : posted_) peers.insert(peers.end(), op->srcs.begin(), op->srcs.end());
+  for (const auto& op : match_.posted()) peers.insert(peers.end(), op->want.srcs.begin(), op->want.srcs.end());
   for (const auto& op : in_flight_) peers.push_back(op->is_recv ? op->source : op->dst);
   std::sort(peers.begin(), peers.end());
   peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
@@ -396,7 +369,7 @@ void Engine::quiesce(double hang_timeout_s) {
   for (auto& s : staging_) DTS_MPI_CHECK(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
   DTS_MPI_CHECK(MPI_Waitall(size_, finished_tx_.data(), MPI_STATUSES_IGNORE));
   staging_.clear();
-  unexpected_.clear();
+  match_.clear_unexpected();
   quiesced_ = true;
 }
 

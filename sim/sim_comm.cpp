@@ -73,26 +73,9 @@ Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
       world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data)));
 }
 
-Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
-  DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
-             "wait_any on no valid request");
-  std::size_t index = 0;
-  if (TimeAccount* account = TimeAccount::active()) account->wait_begin();  // ended by the wait(0) below
-  world_.wait_until(
-      rank_,
-      [&] {
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-          if (reqs[i].valid() && reqs[i].test()) {
-            index = i;
-            return true;
-          }
-        }
-        return false;
-      },
-      kForever);
-  Completion c{index, reqs[index].source(), reqs[index].wait(0)};
-  reqs[index].reset();
-  return c;
+void SimComm::block_until(const std::function<bool()>& ready, std::size_t /*operations*/) {
+  if (TimeAccount* account = TimeAccount::active()) account->wait_begin();  // ended by the request's wait()
+  world_.wait_until(rank_, ready, kForever);
 }
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {

@@ -10,13 +10,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
+#include "algorithms/api/matching.hpp"
 #include "sim/snapshot_pool.hpp"
 
 namespace dts::sim {
@@ -28,10 +27,9 @@ struct OpState {
   bool is_recv = false;
   bool done = false;
   Status status = Status::kOk;
-  Rank owner = -1;   // the rank that waits on it
-  Rank source = -1;  // sender of a completed receive
-  Tag tag = 0;
-  std::vector<Rank> srcs;            // receive: acceptable senders
+  Rank owner = -1;                   // the rank that waits on it
+  Rank source = -1;                  // sender of a completed receive
+  matching::Want want;               // receive: acceptable senders, tag, count
   Slice buf;                         // receive: destination buffer
   bool add = false;                  // receive: buf += message
   std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
@@ -70,35 +68,31 @@ class SimWorld {
       if (pool) pool->give(std::move(data));
     }
     std::shared_ptr<SnapshotPool> pool;  // where the snapshot comes from and returns to
-    Rank src = -1;
-    Tag tag = 0;
+    matching::Envelope env;
     Snapshot data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
     // Instead of a snapshot, valid until arrival: the sender's buffer, or the buffer of the receive it was
     // delivered into early (`early`), which owns it if that receive is cancelled first.
     const float* borrowed = nullptr;
     const OpState* early = nullptr;
-    std::size_t count = 0;
     const float* values() const { return data ? data.get() : borrowed; }
     void own();  // snapshot a borrowed buffer: the message outlives its send
     std::uint64_t seq = 0;
     std::shared_ptr<FlowTrace> trace;
   };
   struct Box {
+    explicit Box(int ranks) : order(ranks), next_seq_out(static_cast<std::size_t>(ranks), 0) {}
     simgrid::s4u::Host* host = nullptr;
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr cv;
-    std::deque<std::shared_ptr<Message>> unexpected;
-    std::vector<std::shared_ptr<OpState>> posted;
-    std::vector<std::uint64_t> next_seq_out;                                  // per destination
-    std::vector<std::uint64_t> next_seq_in;                                   // per source
-    std::map<std::pair<Rank, std::uint64_t>, std::shared_ptr<Message>> held;  // arrived out of order
+    matching::Matcher<OpState, Message> match;
+    matching::InOrder<Message> order;             // restores send order per source
+    std::vector<std::uint64_t> next_seq_out;      // per destination
     std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
   };
   OpState* early_receive(Rank src, Rank dst, const Message& msg);
   void arrive(Rank dst, std::shared_ptr<Message> msg);
   void match_or_queue(Box& box, std::shared_ptr<Message> msg);
-  static bool matches(const OpState& op, const Message& msg);
   static void complete_recv(OpState& op, const Message& msg);
 
   std::vector<Box> boxes_;

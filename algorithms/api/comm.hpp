@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 
@@ -42,13 +43,19 @@ class Comm {
   // Completes on the first message with `tag` from any rank in `srcs` (Gloo's recv(srcRanks)).
   virtual Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) = 0;
   // Blocks until one of the valid requests completes; returns which, and resets that handle (the others
-  // stay valid). At least one request must be valid.
+  // stay valid). At least one request must be valid. Written once for every backend, over block_until.
   struct Completion {
     std::size_t index = 0;
     Rank source = -1;  // the sender, for a receive
     Status status = Status::kOk;
   };
-  virtual Completion wait_any(std::span<Request> reqs) = 0;
+  Completion wait_any(std::span<Request> reqs);
+
+  // The backend's blocking primitive: returns once ready() is true, re-checking it whenever a request of this
+  // rank may have completed. `operations`: how many requests the caller waits on, for the backend's report
+  // of a hang (MPI throws CommError after its hang timeout; the simulator waits as long as it takes, and
+  // counts the time as waiting until the completed request's wait()).
+  virtual void block_until(const std::function<bool()>& ready, std::size_t operations) = 0;
 
   // Modeled bytes this rank has sent and received so far.
   virtual std::uint64_t bytes_sent() const = 0;

@@ -62,7 +62,9 @@ class FaultComm final : public Comm {
   Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override {
     return inner_.irecv_any(srcs, tag, data);
   }
-  Completion wait_any(std::span<Request> reqs) override { return inner_.wait_any(reqs); }
+  void block_until(const std::function<bool()>& ready, std::size_t operations) override {
+    inner_.block_until(ready, operations);
+  }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   std::uint64_t bytes_received() const override { return inner_.bytes_received(); }
   CollectiveEngine* collective_engine() override { return inner_.collective_engine(); }
