@@ -14,7 +14,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr WorkerTags kTags{tags::kAsyncSgd + 0, tags::kAsyncSgd + 1, tags::kAsyncSgd + 2};  // dW_i up, W down, done
+constexpr WorkerTags kTags{tags::kAsyncSgdUp, tags::kAsyncSgdDown, tags::kAsyncSgdDone};
 constexpr Tag kTagGrad = kTags.up;
 constexpr Tag kTagWeights = kTags.down;
 constexpr Tag kTagDone = kTags.done;

@@ -15,7 +15,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kCenter = 0;
-constexpr WorkerTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
+constexpr WorkerTags kTags{tags::kEasgdUp, tags::kEasgdDown, tags::kEasgdDone};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P

@@ -20,7 +20,7 @@ namespace {
 
 constexpr Rank kCenter = 0;
 // The server replies to worker i with its snapshot of W~.
-constexpr WorkerTags kTags{tags::kEasgdHogwild + 0, tags::kEasgdHogwild + 1, tags::kEasgdHogwild + 2};
+constexpr WorkerTags kTags{tags::kEasgdHogwildUp, tags::kEasgdHogwildDown, tags::kEasgdHogwildDone};
 constexpr Tag kTagWeights = kTags.up;
 constexpr Tag kTagCenter = kTags.down;
 constexpr Tag kTagDone = kTags.done;

@@ -15,8 +15,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr WorkerTags kTags{tags::kHogwildSgd + 0, tags::kHogwildSgd + 1,
-                           tags::kHogwildSgd + 2};  // dW_i up, W down, done
+constexpr WorkerTags kTags{tags::kHogwildSgdUp, tags::kHogwildSgdDown, tags::kHogwildSgdDone};
 constexpr Tag kTagGrad = kTags.up;
 constexpr Tag kTagWeights = kTags.down;
 constexpr Tag kTagDone = kTags.done;

@@ -88,6 +88,10 @@ Engine::Engine(MPI_Comm parent) {
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   DTS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   DTS_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  DTS_MPI_CHECK(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &has_tag_ub));
+  if (has_tag_ub) codec_ = TagCodec(*tag_ub);
   DTS_MPI_CHECK(MPI_Comm_dup(parent, &finished_comm_));
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(finished_comm_, MPI_ERRORS_RETURN));
   last_heard_.assign(static_cast<std::size_t>(size_), -std::numeric_limits<double>::infinity());
@@ -113,17 +117,20 @@ Engine::~Engine() {
   MPI_Comm_free(&finished_comm_);
 }
 
-std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool borrow) {
+std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size_, "send to a rank outside the world");
   DTS_ASSERT(data.data.size() == data.count, "the MPI backend sends real data: a modeled (empty) buffer of " +
                                                  std::to_string(data.count) + " floats has nothing to send");
+  const int mpi_tag = codec_.encode(tag, opts.round);
+  const bool borrow = opts.borrow;
   auto op = std::make_shared<Op>();
   if (!borrow) op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
   op->want.tag = tag;
+  op->want.round = opts.round;
   op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
   const float* p = data.count == 0 ? &zero_length_dummy : borrow ? data.data.data() : op->payload.data();
-  DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, tag, comm_, &op->req));
+  DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, mpi_tag, comm_, &op->req));
   in_flight_.push_back(op);
   ++sends_pending_;
   // Real bytes: SendOptions::modeled_bytes only charges the simulated network; here the data itself travels.
@@ -132,15 +139,16 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool b
   return op;
 }
 
-std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
+std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts) {
   DTS_ASSERT(buf.data.size() == buf.count, "the MPI backend receives real data: a modeled (empty) buffer of " +
                                                std::to_string(buf.count) + " floats cannot hold a message");
   for (const Rank r : srcs) DTS_ASSERT(r >= 0 && r < size_, "receive from a rank outside the world");
+  codec_.encode(tag, opts.round);  // refuses what no message can carry
   auto op = std::make_shared<Op>();
   op->is_recv = true;
-  op->want = {std::move(srcs), tag, buf.count};
+  op->want = {std::move(srcs), tag, opts.round, buf.count};
   op->buf = buf;
-  op->add = add;
+  op->add = opts.add;
   std::lock_guard<std::mutex> lock(mu_);
   const std::shared_ptr<Staged> s = match_.post(op);
   if (s == nullptr) return op;  // posted
@@ -184,7 +192,8 @@ void Engine::progress() {
     DTS_MPI_CHECK(MPI_Get_count(&st, MPI_FLOAT, &count));
     DTS_ASSERT(count != MPI_UNDEFINED, "a message that is not a whole number of floats");
     last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = MPI_Wtime();
-    const matching::Envelope env{st.MPI_SOURCE, st.MPI_TAG, static_cast<std::size_t>(count)};
+    const auto [tag, round] = codec_.decode(st.MPI_TAG);
+    const matching::Envelope env{st.MPI_SOURCE, tag, round, static_cast<std::size_t>(count)};
     if (const std::shared_ptr<Op> op = match_.take_receive(env)) {
       op->source = env.src;
       if (op->add) op->landing.resize(static_cast<std::size_t>(count));
@@ -198,7 +207,7 @@ void Engine::progress() {
       float* p = count == 0 ? &zero_length_dummy : s->data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &s->req));
       staging_.push_back(s);
-      match_.queue(s);
+      if (!match_.stale(env)) match_.queue(s);  // a stale one is only let land, then dropped
     }
   }
   // 2. Transfers: sends and matched receives, then staged messages.
@@ -225,6 +234,11 @@ void Engine::progress() {
     }
     return true;
   });
+}
+
+void Engine::drop_stale(Tag tag, Round before) {
+  std::lock_guard<std::mutex> lock(mu_);
+  match_.drop_stale(tag, before);  // a staged message still landing stays in staging_ until it has
 }
 
 bool Engine::test(Op& op) {

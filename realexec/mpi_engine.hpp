@@ -17,6 +17,7 @@
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/matching.hpp"
+#include "realexec/tag_codec.hpp"
 
 namespace dts::mpi {
 
@@ -57,9 +58,10 @@ class Engine {
   int size() const { return size_; }
 
   // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it.
-  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, bool borrow = false);
+  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts);
   // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`.
-  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
+  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
+  void drop_stale(Tag tag, Round before);
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);
   Status status(const Op& op);
@@ -98,6 +100,7 @@ class Engine {
   std::mutex mu_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  TagCodec codec_{32767};  // set from the communicator's MPI_TAG_UB
   bool quiesced_ = false;
   // Receives no message has matched yet, and staged messages no receive took yet.
   matching::Matcher<Op, Staged> match_;

@@ -29,19 +29,19 @@ void SimWorld::Message::own() {
 }
 
 std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
-                                             bool borrow) {
+                                             const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
   msg->pool = pool_;
-  msg->env = {src, tag, data.count};
+  msg->env = {src, tag, opts.round, data.count};
   msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
   if (OpState* recv = data.data.empty() ? nullptr : early_receive(src, dst, *msg)) {
     rules::copy(recv->buf, data);
     msg->borrowed = recv->buf.data.data();
     msg->early = recv;
     boxes_[static_cast<std::size_t>(dst)].early.push_back(msg);
-  } else if (!data.data.empty() && borrow) {
+  } else if (!data.data.empty() && opts.borrow) {
     msg->borrowed = data.data.data();
   } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
     msg->data = pool_->take(data.count);
@@ -78,6 +78,7 @@ void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t me
 // whose size differs (an error reported on arrival), are left to arrival.
 OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
   const Box& box = boxes_[static_cast<std::size_t>(dst)];
+  if (box.match.stale(msg.env)) return nullptr;
   const auto on_the_way = static_cast<std::ptrdiff_t>(msg.seq - box.order.expected(src));
   if (std::count_if(box.early.begin(), box.early.end(), [&](const auto& m) { return m->env.src == src; }) !=
       on_the_way) {
@@ -122,6 +123,7 @@ void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   const std::shared_ptr<OpState> op = box.match.take_receive(msg->env);
   DTS_ASSERT(msg->early == nullptr || op.get() == msg->early, "a message delivered early matched another receive");
   if (op == nullptr) {
+    if (box.match.stale(msg->env)) return;  // a late message of a round given up: dropped
     msg->own();
     box.match.queue(std::move(msg));
     return;
@@ -130,14 +132,15 @@ void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   box.cv->notify_all();
 }
 
-std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
+std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf,
+                                             const RecvOptions& opts) {
   Box& box = boxes_[static_cast<std::size_t>(me)];
   auto op = std::make_shared<OpState>();
   op->is_recv = true;
   op->owner = me;
-  op->want = {std::move(srcs), tag, buf.count};
+  op->want = {std::move(srcs), tag, opts.round, buf.count};
   op->buf = buf;
-  op->add = add;
+  op->add = opts.add;
   if (const std::shared_ptr<Message> msg = box.match.post(op)) complete_recv(*op, *msg);
   return op;
 }

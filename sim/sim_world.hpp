@@ -45,10 +45,13 @@ class SimWorld {
   // straight into a receive that is waiting at arrival, and snapshotted only if none is. Either kind of send
   // is delivered early when it can be (see the file comment).
   std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
-                                     bool borrow = false);
+                                     const SendOptions& opts);
   // `add` (RecvOptions::add): the message is added into `buf` rather than copied over it.
-  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
+  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
   void cancel(OpState& op);
+  void drop_stale(Rank me, Tag tag, Round before) {
+    boxes_[static_cast<std::size_t>(me)].match.drop_stale(tag, before);
+  }
   // Blocks the calling actor until `ready()` or until timeout_s of simulated time; returns ready().
   template <typename Pred>
   bool wait_until(Rank me, Pred ready, double timeout_s);

@@ -7,11 +7,11 @@
 
 namespace dts {
 
-Comm::Completion Comm::wait_any(std::span<Request> reqs) {
+Comm::Completion Comm::wait_any(std::span<Request> reqs, double timeout_s) {
   DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
              "wait_any on no valid request");
   std::size_t index = 0;
-  block_until(
+  const bool any = block_until(
       [&] {
         for (std::size_t i = 0; i < reqs.size(); ++i) {
           if (reqs[i].valid() && reqs[i].test()) {
@@ -21,7 +21,8 @@ Comm::Completion Comm::wait_any(std::span<Request> reqs) {
         }
         return false;
       },
-      reqs.size());
+      reqs.size(), timeout_s);
+  if (!any) return {reqs.size(), -1, Status::kTimeout};
   Completion c{index, reqs[index].source(), reqs[index].wait(0)};
   reqs[index].reset();
   return c;

@@ -4,6 +4,9 @@
 // later receive that matches it. Messages of one (source, destination) pair are matched in send order:
 // MPI gives that order to the MPI backend; the simulator, whose flows may overtake one another on the wire,
 // restores it with InOrder. A receive's buffer must hold exactly the message's count.
+// Rounds: a message carries a round beside its tag, and matches only a receive of the same round; once the
+// receiver has called drop_stale(tag, r), messages with that tag of a round below r are discarded, those
+// queued and those that arrive later, so that late messages of a round given up never wait as unexpected.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +26,7 @@ namespace dts::matching {
 struct Envelope {
   Rank src = -1;
   Tag tag = 0;
+  Round round = 0;
   std::size_t count = 0;  // floats
 };
 
@@ -30,11 +34,12 @@ struct Envelope {
 struct Want {
   std::vector<Rank> srcs;
   Tag tag = 0;
+  Round round = 0;
   std::size_t count = 0;  // the receive buffer's size in floats: a message must have exactly this many
 };
 
 inline bool matches(const Want& w, const Envelope& e) {
-  return w.tag == e.tag && std::find(w.srcs.begin(), w.srcs.end(), e.src) != w.srcs.end();
+  return w.tag == e.tag && w.round == e.round && std::find(w.srcs.begin(), w.srcs.end(), e.src) != w.srcs.end();
 }
 
 // Aborts unless a matched receive's buffer holds the message exactly.
@@ -81,9 +86,29 @@ class Matcher {
   const std::vector<RecvPtr>& posted() const { return posted_; }
   void clear_unexpected() { unexpected_.clear(); }
 
+  // Messages with `tag` of a round below `before` are stale from now on: those queued are discarded here,
+  // and the backend discards those that arrive later (stale()) where it would queue them. (A receive
+  // posted for a stale round still takes its message: it says the round is wanted after all.)
+  void drop_stale(Tag tag, Round before) {
+    const auto it = std::find_if(floors_.begin(), floors_.end(), [&](const auto& f) { return f.first == tag; });
+    if (it == floors_.end()) {
+      floors_.emplace_back(tag, before);
+    } else {
+      it->second = std::max(it->second, before);
+    }
+    std::erase_if(unexpected_, [&](const MsgPtr& m) { return stale(m->env); });
+  }
+  bool stale(const Envelope& env) const {
+    for (const auto& [tag, floor] : floors_) {
+      if (tag == env.tag) return env.round < floor;
+    }
+    return false;
+  }
+
  private:
   std::vector<RecvPtr> posted_;
   std::deque<MsgPtr> unexpected_;
+  std::vector<std::pair<Tag, Round>> floors_;  // per tag given to drop_stale: the lowest round still wanted
 };
 
 // Restores send order per sender at one destination, for a transport that may reorder: the sender numbers

@@ -59,11 +59,12 @@ class FaultComm final : public Comm {
   Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override {
     return inner_.irecv(src, tag, data, opts);
   }
-  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override {
-    return inner_.irecv_any(srcs, tag, data);
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) override {
+    return inner_.irecv_any(srcs, tag, data, opts);
   }
-  void block_until(const std::function<bool()>& ready, std::size_t operations) override {
-    inner_.block_until(ready, operations);
+  void drop_stale(Tag tag, Round before) override { inner_.drop_stale(tag, before); }
+  bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) override {
+    return inner_.block_until(ready, operations, timeout_s);
   }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   std::uint64_t bytes_received() const override { return inner_.bytes_received(); }
