@@ -85,7 +85,11 @@ std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
   return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB, [parent, fn = std::move(fn)] {
     const TimeAccount::ActorScope accounted(parent);
-    fn();
+    try {
+      fn();
+    } catch (const RankGone&) {
+      // its rank failed: the activity ends here
+    }
   }));
 }
 

@@ -23,6 +23,8 @@ class SimComm final : public Comm {
   std::uint64_t bytes_sent() const override { return world_.bytes_sent(rank_); }
   std::uint64_t bytes_received() const override { return world_.bytes_received(rank_); }
   CollectiveEngine* collective_engine() override { return collectives_; }
+  // This rank is gone from now on (SimWorld::fail): for tests and fault scenarios.
+  void fail() { world_.fail(rank_); }
 
  private:
   SimWorld& world_;

@@ -31,6 +31,13 @@ void SimWorld::Message::own() {
 std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
                                              const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
+  if (boxes_[static_cast<std::size_t>(src)].failed) throw RankGone{};
+  if (boxes_[static_cast<std::size_t>(dst)].failed) {
+    auto op = std::make_shared<OpState>();
+    op->owner = src;
+    complete_failed(*op, dst);
+    return op;
+  }
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
   msg->pool = pool_;
@@ -58,8 +65,12 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
-    boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
-    arrive(dst, msg);
+    if (boxes_[static_cast<std::size_t>(dst)].failed) {
+      op->status = Status::kPeerFailed;
+    } else {
+      boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
+      arrive(dst, msg);
+    }
     op->done = true;
     boxes_[static_cast<std::size_t>(op->owner)].cv->notify_all();
   });
@@ -98,6 +109,7 @@ OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
 void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   Box& box = boxes_[static_cast<std::size_t>(dst)];
   const Rank src = msg->env.src;
+  if (boxes_[static_cast<std::size_t>(src)].failed) return;  // lost with its sender
   const std::uint64_t seq = msg->seq;
   box.order.arrive(
       src, seq, std::move(msg),
@@ -118,6 +130,28 @@ void SimWorld::complete_recv(OpState& op, const Message& msg) {
   op.done = true;
 }
 
+void SimWorld::complete_failed(OpState& op, Rank failed) {
+  op.source = failed;
+  op.status = Status::kPeerFailed;
+  op.done = true;
+}
+
+void SimWorld::fail(Rank r) {
+  DTS_ASSERT(r >= 0 && r < size(), "failure of a rank outside the world");
+  boxes_[static_cast<std::size_t>(r)].failed = true;
+  for (Box& box : boxes_) {
+    // Messages from r delivered early went into receives from r alone, which fail now: both are dropped.
+    std::erase_if(box.early, [&](const std::shared_ptr<Message>& m) {
+      if (m->env.src != r) return false;
+      m->early = nullptr;
+      m->borrowed = nullptr;
+      return true;
+    });
+    for (const std::shared_ptr<OpState>& op : box.match.fail(r)) complete_failed(*op, r);
+    box.cv->notify_all();
+  }
+}
+
 void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   if (msg->early != nullptr) std::erase(box.early, msg);
   const std::shared_ptr<OpState> op = box.match.take_receive(msg->env);
@@ -135,13 +169,19 @@ void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
 std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf,
                                              const RecvOptions& opts) {
   Box& box = boxes_[static_cast<std::size_t>(me)];
+  if (box.failed) throw RankGone{};
   auto op = std::make_shared<OpState>();
   op->is_recv = true;
   op->owner = me;
   op->want = {std::move(srcs), tag, opts.round, buf.count};
   op->buf = buf;
   op->add = opts.add;
-  if (const std::shared_ptr<Message> msg = box.match.post(op)) complete_recv(*op, *msg);
+  if (const std::shared_ptr<Message> msg = box.match.post(op)) {
+    complete_recv(*op, *msg);
+  } else if (const Rank gone = box.match.failed_source(op->want); gone >= 0) {
+    box.match.withdraw(*op);
+    complete_failed(*op, gone);
+  }
   return op;
 }
 

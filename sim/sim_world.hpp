@@ -35,6 +35,10 @@ struct OpState {
   std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
 };
 
+// Thrown out of a failed rank's next call into the world (SimWorld::fail), to end its actors where it
+// crashed; sim/launcher.cpp and SimNode catch it. Not a std::exception: algorithms must not catch it.
+struct RankGone {};
+
 class SimWorld {
  public:
   explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts);
@@ -49,6 +53,12 @@ class SimWorld {
   // `add` (RecvOptions::add): the message is added into `buf` rather than copied over it.
   std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
   void cancel(OpState& op);
+  // Rank r is gone from now on, as if it had crashed: every receive that accepts it and no message matches
+  // completes with kPeerFailed (algorithms/api/matching.hpp), now or when posted; a send to it completes
+  // with kPeerFailed when it would have been delivered (at once if posted from now on); its messages still
+  // on the way are lost; its own actors end at their next call into the world (RankGone).
+  void fail(Rank r);
+  bool failed(Rank r) const { return boxes_[static_cast<std::size_t>(r)].failed; }
   void drop_stale(Rank me, Tag tag, Round before) {
     boxes_[static_cast<std::size_t>(me)].match.drop_stale(tag, before);
   }
@@ -92,11 +102,13 @@ class SimWorld {
     std::vector<std::uint64_t> next_seq_out;      // per destination
     std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
+    bool failed = false;
   };
   OpState* early_receive(Rank src, Rank dst, const Message& msg);
   void arrive(Rank dst, std::shared_ptr<Message> msg);
   void match_or_queue(Box& box, std::shared_ptr<Message> msg);
   static void complete_recv(OpState& op, const Message& msg);
+  static void complete_failed(OpState& op, Rank failed);
 
   std::vector<Box> boxes_;
   std::uint64_t messages_ = 0;
@@ -109,6 +121,7 @@ bool SimWorld::wait_until(Rank me, Pred ready, double timeout_s) {
   std::unique_lock<simgrid::s4u::Mutex> lock(*box.mutex);
   const double deadline = simgrid::s4u::Engine::get_clock() + timeout_s;
   while (!ready()) {
+    if (box.failed) throw RankGone{};
     if (timeout_s == kForever) {
       box.cv->wait(lock);
     } else if (box.cv->wait_until(lock, deadline) == std::cv_status::timeout) {

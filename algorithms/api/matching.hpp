@@ -7,6 +7,11 @@
 // Rounds: a message carries a round beside its tag, and matches only a receive of the same round; once the
 // receiver has called drop_stale(tag, r), messages with that tag of a round below r are discarded, those
 // queued and those that arrive later, so that late messages of a round given up never wait as unexpected.
+// Failed peers (the simulator's; MPI without ULFM ends the job instead): a receive that accepts a failed
+// rank completes with kPeerFailed, source() naming that rank, unless a message that arrived before the
+// failure matches it; pending ones at the failure, later ones at once. A receive from a set of ranks fails
+// too, as MPI_ANY_SOURCE receives do under ULFM, so that its owner learns of the failure and can post it
+// again without that rank.
 #pragma once
 
 #include <algorithm>
@@ -84,6 +89,26 @@ class Matcher {
     return std::erase_if(posted_, [&](const RecvPtr& p) { return p.get() == &r; }) > 0;
   }
   const std::vector<RecvPtr>& posted() const { return posted_; }
+
+  // Peer `r` has failed: the posted receives that accept it, taken out of the posted list, for the backend
+  // to complete with kPeerFailed.
+  std::vector<RecvPtr> fail(Rank r) {
+    failed_.push_back(r);
+    std::vector<RecvPtr> out;
+    std::erase_if(posted_, [&](RecvPtr& p) {
+      if (std::find(p->want.srcs.begin(), p->want.srcs.end(), r) == p->want.srcs.end()) return false;
+      out.push_back(std::move(p));
+      return true;
+    });
+    return out;
+  }
+  // The first failed rank that `w` accepts, or -1.
+  Rank failed_source(const Want& w) const {
+    for (const Rank r : w.srcs) {
+      if (std::find(failed_.begin(), failed_.end(), r) != failed_.end()) return r;
+    }
+    return -1;
+  }
   void clear_unexpected() { unexpected_.clear(); }
 
   // Messages with `tag` of a round below `before` are stale from now on: those queued are discarded here,
@@ -109,6 +134,7 @@ class Matcher {
   std::vector<RecvPtr> posted_;
   std::deque<MsgPtr> unexpected_;
   std::vector<std::pair<Tag, Round>> floors_;  // per tag given to drop_stale: the lowest round still wanted
+  std::vector<Rank> failed_;                   // peers that have failed
 };
 
 // Restores send order per sender at one destination, for a transport that may reorder: the sender numbers
