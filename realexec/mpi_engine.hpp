@@ -17,6 +17,7 @@
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/matching.hpp"
+#include "core/no_copy.hpp"
 #include "realexec/tag_codec.hpp"
 
 namespace dts::mpi {
@@ -47,13 +48,11 @@ struct Op {
   std::vector<float> landing;          // receive with add: where MPI puts the message
 };
 
-class Engine {
+class Engine : NoCopy {
  public:
   // Collective over `parent`: duplicates it, so that these messages never meet other traffic.
   explicit Engine(MPI_Comm parent);
   ~Engine();
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
 
