@@ -41,17 +41,37 @@ struct AlgorithmSpec {
 const AlgorithmSpec& find_algorithm(const std::string& name, const std::string& where);
 std::vector<std::string> algorithm_names();
 
-// Tags of the algorithms: each algorithm file uses its own block so a trace tells them apart.
+// The tags of the algorithms, one per kind of message, all different so that a trace tells them apart. The
+// round of an exchange travels beside the tag (SendOptions::round), never in it. A tag handed to
+// collectives::tree_allreduce is followed by the one its broadcast half uses (tag + 1, inside
+// algorithms/collectives/tree.cpp): the *Broadcast entries after kCollective and kGossipAverage keep it free.
+// The MPI backend carries tags below 4096 (realexec/tag_codec.hpp).
 namespace tags {
-inline constexpr Tag kCollective = 1000;  // + a per-call offset inside collectives
-inline constexpr Tag kEasgd = 2000;
-inline constexpr Tag kEasgdOriginal = 3000;
-inline constexpr Tag kEasgdHogwild = 4000;
-inline constexpr Tag kEasgdSync = 5000;
-inline constexpr Tag kAsyncSgd = 6000;
-inline constexpr Tag kHogwildSgd = 7000;
-inline constexpr Tag kSyncSgd = 8000;
-inline constexpr Tag kGossipSgd = 9000;
+enum : Tag {
+  kCollective = 1,
+  kCollectiveBroadcast,   // tree_allreduce(kCollective)'s second half
+  kEasgdUp,               // asynchronous EASGD: worker -> center, W^i
+  kEasgdDown,             //   center -> worker, W~
+  kEasgdDone,             //   worker -> center, no more exchanges
+  kEasgdOriginalCenter,   // original EASGD: master -> worker j, W~ (worker j's turn)
+  kEasgdOriginalWeights,  //   worker j -> master, W^j
+  kEasgdHogwildUp,        // Hogwild EASGD: as asynchronous EASGD
+  kEasgdHogwildDown,
+  kEasgdHogwildDone,
+  kEasgdSyncBroadcast,  // synchronous EASGD: W~_t, master -> everyone
+  kEasgdSyncReduce,     //   sum_i W^i_t, everyone -> master
+  kAsyncSgdUp,          // asynchronous SGD: dW_i up, W down, done
+  kAsyncSgdDown,
+  kAsyncSgdDone,
+  kHogwildSgdUp,  // Hogwild SGD: dW_i up, W down, done
+  kHogwildSgdDown,
+  kHogwildSgdDone,
+  kSyncSgdReduce,           // synchronous SGD: sum_i dW_i, everyone -> master
+  kSyncSgdBroadcast,        //   W, master -> everyone
+  kGossip,                  // gossip SGD: the pairwise exchange
+  kGossipAverage,           //   the final tree allreduce
+  kGossipAverageBroadcast,  // its second half
+};
 }  // namespace tags
 
 }  // namespace dts

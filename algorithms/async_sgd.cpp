@@ -14,7 +14,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr WorkerTags kTags{tags::kAsyncSgd + 0, tags::kAsyncSgd + 1, tags::kAsyncSgd + 2};  // dW_i up, W down, done
+constexpr WorkerTags kTags{tags::kAsyncSgdUp, tags::kAsyncSgdDown, tags::kAsyncSgdDone};
 constexpr Tag kTagGrad = kTags.up;
 constexpr Tag kTagWeights = kTags.down;
 constexpr Tag kTagDone = kTags.done;
@@ -44,7 +44,7 @@ void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
       if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
       continue;
     }
-    ex.recv_rest(ctx.comm, got.source, kTagGrad, incoming);
+    ex.irecv_rest(ctx.comm, got.source, kTagGrad, incoming).wait_ok();
     compute.optimizer_step(params, incoming);                                // 2. W <- W - eta dW_i, one at a time
     replies.push_back(ex.isend(ctx.comm, got.source, kTagWeights, params));  // 3. return W to worker i
     clock.tick(ctx.recorder, params);

@@ -6,6 +6,9 @@
 //   center  W~  <- W~ + alpha (W^i - W~)                      (single-worker form of eq. 2)
 // The center serves one worker at a time, first come first served. The paper's default resolution
 // eta * rho = 0.9 / P is used unless elastic_alpha is given.
+// A worker that fails (kPeerFailed, the simulator's failures) is dropped and the center carries on with the
+// others: failures are what the asynchronous methods are for (papers/easgd_hpc.md §14), and a FCFS center
+// needs no particular worker; the update it was receiving from that worker, if any, is not applied.
 #include <array>
 
 #include "algorithms/async_workers.hpp"
@@ -15,7 +18,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kCenter = 0;
-constexpr WorkerTags kTags{tags::kEasgd + 0, tags::kEasgd + 1, tags::kEasgd + 2};
+constexpr WorkerTags kTags{tags::kEasgdUp, tags::kEasgdDown, tags::kEasgdDone};
 
 struct EasgdAsyncConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P
@@ -37,19 +40,39 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
   enum { kWeights, kDone };
   std::vector<Request> rx(2);
   std::vector<Transfer> replies;
-  rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
-  rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
-  for (int running = ctx.workers; running > 0;) {
+  std::vector<char> finished(workers.size() + 1, 0);  // by rank: sent "done"
+  const auto post = [&](std::size_t which) {          // from the workers that have not failed
+    rx[which] = which == kDone ? ctx.comm.irecv_any(workers, kTags.done, none)
+                               : ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
+  };
+  int running = ctx.workers;  // neither finished nor failed
+  // A failed worker: no receive waits for it from now on, and it counts as finished unless it was.
+  const auto drop = [&](Rank r) {
+    if (std::erase(workers, r) > 0 && !finished[static_cast<std::size_t>(r)]) --running;
+  };
+  post(kDone);
+  post(kWeights);
+  while (running > 0) {
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
+    if (got.status == Status::kPeerFailed) {             // carry on without that worker
+      drop(got.source);
+      if (running > 0) post(got.index);
+      continue;
+    }
     DTS_ASSERT(got.status == Status::kOk, "easgd center: receive failed");
     if (got.index == kDone) {
-      if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTags.done, none);
+      finished[static_cast<std::size_t>(got.source)] = 1;
+      if (--running > 0) post(kDone);
       continue;
     }
     Vec& w = incoming[next];
-    ex.recv_rest(ctx.comm, got.source, kTags.up, w);
+    if (ex.irecv_rest(ctx.comm, got.source, kTags.up, w).wait() == Status::kPeerFailed) {
+      drop(got.source);  // failed mid-message: its update is dropped
+      if (running > 0) post(kWeights);
+      continue;
+    }
     next = 1 - next;
-    rx[kWeights] = ex.irecv_first(ctx.comm, workers, kTags.up, incoming[next]);
+    post(kWeights);
     replies.push_back(ex.isend(ctx.comm, got.source, kTags.down, center));  // 2. reply with the center as it is
     rules::elastic_diff(w, w, center, alpha);                               // 3. W~ += alpha (W^i - W~)
     rules::axpy(center, 1.0f, w);
@@ -57,8 +80,11 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
     clock.tick(ctx.recorder, center);
     std::erase_if(replies, [](Transfer& r) { return r.test(); });
   }
-  rx[kWeights].cancel();
-  for (auto& r : replies) r.wait_ok();
+  if (rx[kWeights].valid()) rx[kWeights].cancel();
+  for (auto& r : replies) {
+    const Status s = r.wait();  // a reply to a worker that failed since is lost
+    if (s != Status::kOk && s != Status::kPeerFailed) throw CommError(std::string("easgd center: ") + to_string(s));
+  }
   clock.final(ctx.recorder, center);
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 constexpr Rank kCenter = 0;
 // The server replies to worker i with its snapshot of W~.
-constexpr WorkerTags kTags{tags::kEasgdHogwild + 0, tags::kEasgdHogwild + 1, tags::kEasgdHogwild + 2};
+constexpr WorkerTags kTags{tags::kEasgdHogwildUp, tags::kEasgdHogwildDown, tags::kEasgdHogwildDone};
 constexpr Tag kTagWeights = kTags.up;
 constexpr Tag kTagCenter = kTags.down;
 constexpr Tag kTagDone = kTags.done;
@@ -45,7 +45,7 @@ void hogwild_server(Context& ctx, const ParamExchange& ex, float alpha, Rank i, 
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. W^i arrives (or i is done)
     DTS_ASSERT(got.status == Status::kOk, "easgd_hogwild server: receive failed");
     if (got.index == kDone) break;
-    ex.recv_rest(ctx.comm, i, kTagWeights, incoming);
+    ex.irecv_rest(ctx.comm, i, kTagWeights, incoming).wait_ok();
     rules::copy(snapshot, center);                                   // 2. read W~ unlocked: a snapshot
     replies.push_back(ex.isend(ctx.comm, i, kTagCenter, snapshot));  // 3. reply with it
     rules::elastic_diff(incoming, incoming, snapshot, alpha);        // 4. delta = alpha (W^i - snapshot);

@@ -17,8 +17,8 @@ namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr Tag kTagCenter = tags::kEasgdOriginal + 0;   // master -> worker j: W~ (worker j's turn)
-constexpr Tag kTagWeights = tags::kEasgdOriginal + 1;  // worker j -> master: W^j
+constexpr Tag kTagCenter = tags::kEasgdOriginalCenter;    // master -> worker j: W~ (worker j's turn)
+constexpr Tag kTagWeights = tags::kEasgdOriginalWeights;  // worker j -> master: W^j
 
 struct EasgdOriginalConfig {
   double elastic_alpha = 0;  // eta * rho; defaults to 0.9 / P

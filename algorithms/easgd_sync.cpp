@@ -21,8 +21,8 @@
 namespace dts {
 namespace {
 
-constexpr Tag kTagBroadcast = tags::kEasgdSync + 0;  // W~_t, master -> everyone
-constexpr Tag kTagReduce = tags::kEasgdSync + 1;     // sum_i W^i_t, everyone -> master
+constexpr Tag kTagBroadcast = tags::kEasgdSyncBroadcast;  // W~_t, master -> everyone
+constexpr Tag kTagReduce = tags::kEasgdSyncReduce;        // sum_i W^i_t, everyone -> master
 
 struct EasgdSyncConfig {
   int variant = 3;

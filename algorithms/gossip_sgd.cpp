@@ -32,8 +32,8 @@ std::vector<Rank> gossip_peers(int P, std::uint64_t seed, std::int64_t step) {
 
 namespace {
 
-constexpr Tag kTagGossip = tags::kGossipSgd + 0;
-constexpr Tag kTagAverage = tags::kGossipSgd + 10;  // + 1: the broadcast half of the tree allreduce
+constexpr Tag kTagGossip = tags::kGossip;
+constexpr Tag kTagAverage = tags::kGossipAverage;  // and kGossipAverageBroadcast
 
 struct GossipSgdConfig {
   std::uint64_t peer_seed = 1;

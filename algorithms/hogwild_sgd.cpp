@@ -15,8 +15,7 @@ namespace dts {
 namespace {
 
 constexpr Rank kMaster = 0;
-constexpr WorkerTags kTags{tags::kHogwildSgd + 0, tags::kHogwildSgd + 1,
-                           tags::kHogwildSgd + 2};  // dW_i up, W down, done
+constexpr WorkerTags kTags{tags::kHogwildSgdUp, tags::kHogwildSgdDown, tags::kHogwildSgdDone};
 constexpr Tag kTagGrad = kTags.up;
 constexpr Tag kTagWeights = kTags.down;
 constexpr Tag kTagDone = kTags.done;
@@ -38,7 +37,7 @@ void hogwild_sgd_server(Context& ctx, const ParamExchange& ex, Rank i, Vec& para
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. dW_i arrives (or worker i is done)
     DTS_ASSERT(got.status == Status::kOk, "hogwild_sgd server: receive failed");
     if (got.index == kDone) break;
-    ex.recv_rest(ctx.comm, i, kTagGrad, incoming);
+    ex.irecv_rest(ctx.comm, i, kTagGrad, incoming).wait_ok();
     ctx.compute.optimizer_step(params, incoming);                   // 2. W <- W - eta dW_i, no lock
     replies.push_back(ex.isend(ctx.comm, i, kTagWeights, params));  // 3. return W to worker i
     clock.tick(ctx.recorder, params);

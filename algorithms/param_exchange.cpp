@@ -12,10 +12,19 @@ bool Transfer::test() {
   return true;
 }
 
-void Transfer::wait_ok() {
+Status Transfer::wait() {
+  Status first = Status::kOk;
   for (auto& p : pieces_) {
-    if (p.valid()) p.wait_ok();
+    if (!p.valid()) continue;
+    const Status s = p.wait();
+    if (first == Status::kOk) first = s;
   }
+  return first;
+}
+
+void Transfer::wait_ok() {
+  const Status s = wait();
+  if (s != Status::kOk) throw CommError(std::string("transfer failed: ") + to_string(s));
 }
 
 ParamExchange::ParamExchange(const Compute& compute, bool packed) {
@@ -50,12 +59,12 @@ Request ParamExchange::irecv_first(Comm& comm, std::span<const Rank> srcs, Tag t
   return comm.irecv_any(srcs, tag, v.sub(pieces_[0].offset, pieces_[0].count));
 }
 
-void ParamExchange::recv_rest(Comm& comm, Rank src, Tag tag, Slice v) const {
+Transfer ParamExchange::irecv_rest(Comm& comm, Rank src, Tag tag, Slice v) const {
   std::vector<Request> reqs;
   for (std::size_t i = 1; i < pieces_.size(); ++i) {
     reqs.push_back(comm.irecv(src, tag, v.sub(pieces_[i].offset, pieces_[i].count)));
   }
-  Transfer(std::move(reqs)).wait_ok();
+  return Transfer(std::move(reqs));
 }
 
 void ParamExchange::tree_broadcast(Comm& comm, const Group& group, Slice v, int root, Tag tag) const {

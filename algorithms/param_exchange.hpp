@@ -27,7 +27,9 @@ class Transfer {
   explicit Transfer(std::vector<Request> pieces) : pieces_(std::move(pieces)) {}
   // True once every piece has completed (an empty Transfer is complete).
   bool test();
-  // Blocks until every piece completes; throws CommError unless all are ok. Idempotent.
+  // Blocks until every piece completes; returns the first status that is not kOk (kOk if none). Idempotent.
+  Status wait();
+  // wait(); throws CommError unless kOk.
   void wait_ok();
 
  private:
@@ -48,11 +50,11 @@ class ParamExchange {
   void recv(Comm& comm, Rank src, Tag tag, Slice v) const { irecv(comm, src, tag, v).wait_ok(); }
 
   // First come, first served: irecv_first() posts the receive of the first piece only, from any of `srcs`,
-  // to wait_any() on with other requests; once it completes, recv_rest() takes the other pieces from the
-  // sender it matched. Call recv_rest() before posting the next irecv_first() on the same tag, so that a
+  // to wait_any() on with other requests; once it completes, irecv_rest() takes the other pieces from the
+  // sender it matched. Wait for them before posting the next irecv_first() on the same tag, so that a
   // first-piece receive can never match another sender's later piece.
   Request irecv_first(Comm& comm, std::span<const Rank> srcs, Tag tag, Slice v) const;
-  void recv_rest(Comm& comm, Rank src, Tag tag, Slice v) const;
+  Transfer irecv_rest(Comm& comm, Rank src, Tag tag, Slice v) const;
 
   // Binomial-tree collectives (algorithms/collectives/tree.cpp), run piece after piece: a broadcast of the
   // root's vector, and a sum to the root (the other members' vectors are scratch afterwards).

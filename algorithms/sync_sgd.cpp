@@ -13,8 +13,8 @@
 namespace dts {
 namespace {
 
-constexpr Tag kTagReduce = tags::kSyncSgd + 0;     // sum_i dW_i, everyone -> master
-constexpr Tag kTagBroadcast = tags::kSyncSgd + 1;  // W, master -> everyone
+constexpr Tag kTagReduce = tags::kSyncSgdReduce;        // sum_i dW_i, everyone -> master
+constexpr Tag kTagBroadcast = tags::kSyncSgdBroadcast;  // W, master -> everyone
 
 struct SyncSgdConfig {
   bool master_on_host = true;

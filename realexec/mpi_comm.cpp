@@ -1,4 +1,4 @@
-// MpiComm: Request handles over the engine's operations, and wait_any.
+// MpiComm: Request handles over the engine's operations, and the blocking primitive of wait_any.
 #include "realexec/mpi_comm.hpp"
 
 #include <algorithm>
@@ -52,41 +52,28 @@ MpiComm::~MpiComm() = default;
 double MpiComm::now_s() const { return MPI_Wtime() - t0_; }
 
 Request MpiComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {  // modeled_bytes: sim only
-  return Request(
-      std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts.borrow), hang_timeout_s_));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts), hang_timeout_s_));
 }
 
 Request MpiComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
-  return Request(
-      std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data, opts.add), hang_timeout_s_));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data, opts), hang_timeout_s_));
 }
 
-Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
+Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts) {
   DTS_ASSERT(!srcs.empty(), "irecv_any from an empty set of ranks");
   return Request(std::make_unique<MpiRequest>(
-      engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data), hang_timeout_s_));
+      engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts), hang_timeout_s_));
 }
 
-Comm::Completion MpiComm::wait_any(std::span<Request> reqs) {
-  DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
-             "wait_any on no valid request");
-  std::size_t index = 0;
-  const bool any = Engine::poll_until(
-      [&] {
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-          if (reqs[i].valid() && reqs[i].test()) {
-            index = i;
-            return true;
-          }
-        }
-        return false;
-      },
-      hang_timeout_s_);
-  if (!any) throw CommError(engine_->hang_message_any(reqs.size(), hang_timeout_s_));
-  Completion c{index, reqs[index].source(), reqs[index].wait(0)};
-  reqs[index].reset();
-  return c;
+bool MpiComm::block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) {
+  // An unbounded wait is bounded by the hang timeout, as Request::wait's.
+  if (timeout_s != kForever) return Engine::poll_until(ready, timeout_s);
+  if (!Engine::poll_until(ready, hang_timeout_s_))
+    throw CommError(engine_->hang_message_any(operations, hang_timeout_s_));
+  return true;
 }
+
+void MpiComm::drop_stale(Tag tag, Round before) { engine_->drop_stale(tag, before); }
 
 std::uint64_t MpiComm::bytes_sent() const { return engine_->bytes_sent(); }
 std::uint64_t MpiComm::bytes_received() const { return engine_->bytes_received(); }

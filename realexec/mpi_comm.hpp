@@ -29,8 +29,9 @@ class MpiComm final : public Comm {
   double now_s() const override;  // wall seconds since the constructor's barrier (MPI_Wtime)
   Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
   Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override;
-  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
-  Completion wait_any(std::span<Request> reqs) override;
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) override;
+  void drop_stale(Tag tag, Round before) override;
+  bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) override;
   // Real bytes of the messages (4 per float): modeled_bytes is a simulator notion and is ignored here.
   // Sent bytes count at isend, received bytes when a receive completes.
   std::uint64_t bytes_sent() const override;

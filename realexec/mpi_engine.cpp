@@ -37,10 +37,6 @@ namespace {
 
 float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
 
-bool matches(const std::vector<Rank>& srcs, Tag want, Rank src, Tag tag) {
-  return want == tag && std::find(srcs.begin(), srcs.end(), src) != srcs.end();
-}
-
 int mpi_count(std::size_t count) {
   DTS_ASSERT(count <= static_cast<std::size_t>(INT32_MAX), "a message of more than 2^31 floats");
   return static_cast<int>(count);
@@ -68,13 +64,13 @@ std::string ranks_text(std::vector<Rank> ranks) {
 }
 
 // The peers an operation waits for.
-std::vector<Rank> peers_of(const Op& op) { return op.is_recv ? op.srcs : std::vector<Rank>{op.dst}; }
+std::vector<Rank> peers_of(const Op& op) { return op.is_recv ? op.want.srcs : std::vector<Rank>{op.dst}; }
 
 // "a message from rank 2 (tag 7)", "a message from one of ranks 1-4 (tag 7)", "rank 2 to take a message (tag 7)".
 std::string describe(const Op& op) {
-  const std::string tag = " (tag " + std::to_string(op.tag) + ")";
+  const std::string tag = " (tag " + std::to_string(op.want.tag) + ")";
   if (!op.is_recv) return ranks_text({op.dst}) + " to take a message" + tag;
-  return std::string("a message from ") + (op.srcs.size() > 1 ? "one of " : "") + ranks_text(op.srcs) + tag;
+  return std::string("a message from ") + (op.want.srcs.size() > 1 ? "one of " : "") + ranks_text(op.want.srcs) + tag;
 }
 
 std::string no_progress_message(double waited_s, const std::string& what, const std::vector<Rank>& suspects) {
@@ -92,6 +88,10 @@ Engine::Engine(MPI_Comm parent) {
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   DTS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   DTS_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  DTS_MPI_CHECK(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &has_tag_ub));
+  if (has_tag_ub) codec_ = TagCodec(*tag_ub);
   DTS_MPI_CHECK(MPI_Comm_dup(parent, &finished_comm_));
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(finished_comm_, MPI_ERRORS_RETURN));
   last_heard_.assign(static_cast<std::size_t>(size_), -std::numeric_limits<double>::infinity());
@@ -117,17 +117,20 @@ Engine::~Engine() {
   MPI_Comm_free(&finished_comm_);
 }
 
-std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool borrow) {
+std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size_, "send to a rank outside the world");
   DTS_ASSERT(data.data.size() == data.count, "the MPI backend sends real data: a modeled (empty) buffer of " +
                                                  std::to_string(data.count) + " floats has nothing to send");
+  const int mpi_tag = codec_.encode(tag, opts.round);
+  const bool borrow = opts.borrow;
   auto op = std::make_shared<Op>();
   if (!borrow) op->payload.assign(data.data.begin(), data.data.end());  // snapshot: the caller may reuse its buffer
-  op->tag = tag;
+  op->want.tag = tag;
+  op->want.round = opts.round;
   op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
   const float* p = data.count == 0 ? &zero_length_dummy : borrow ? data.data.data() : op->payload.data();
-  DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, tag, comm_, &op->req));
+  DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, mpi_tag, comm_, &op->req));
   in_flight_.push_back(op);
   ++sends_pending_;
   // Real bytes: SendOptions::modeled_bytes only charges the simulated network; here the data itself travels.
@@ -136,39 +139,26 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, bool b
   return op;
 }
 
-std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
+std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts) {
   DTS_ASSERT(buf.data.size() == buf.count, "the MPI backend receives real data: a modeled (empty) buffer of " +
                                                std::to_string(buf.count) + " floats cannot hold a message");
   for (const Rank r : srcs) DTS_ASSERT(r >= 0 && r < size_, "receive from a rank outside the world");
+  codec_.encode(tag, opts.round);  // refuses what no message can carry
   auto op = std::make_shared<Op>();
   op->is_recv = true;
-  op->srcs = std::move(srcs);
-  op->tag = tag;
+  op->want = {std::move(srcs), tag, opts.round, buf.count};
   op->buf = buf;
-  op->add = add;
+  op->add = opts.add;
   std::lock_guard<std::mutex> lock(mu_);
-  const auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [&](const std::shared_ptr<Staged>& s) {
-    return matches(op->srcs, op->tag, s->src, s->tag);
-  });
-  if (it == unexpected_.end()) {
-    posted_.push_back(op);
-    return op;
-  }
-  const std::shared_ptr<Staged> s = *it;
-  unexpected_.erase(it);
-  check_count(*op, s->data.size(), s->tag);
-  op->source = s->src;
+  const std::shared_ptr<Staged> s = match_.post(op);
+  if (s == nullptr) return op;  // posted
+  op->source = s->env.src;
   if (s->arrived) {
     deliver(*op, *s);
   } else {
     s->taker = op;  // progress() delivers it when the data is in
   }
   return op;
-}
-
-void Engine::check_count(const Op& op, std::size_t count, Tag tag) {
-  DTS_ASSERT(op.buf.count == count, "receive buffer of " + std::to_string(op.buf.count) + " floats for a message of " +
-                                        std::to_string(count) + " (tag " + std::to_string(tag) + ")");
 }
 
 void Engine::complete_recv(Op& op) {
@@ -202,27 +192,22 @@ void Engine::progress() {
     DTS_MPI_CHECK(MPI_Get_count(&st, MPI_FLOAT, &count));
     DTS_ASSERT(count != MPI_UNDEFINED, "a message that is not a whole number of floats");
     last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = MPI_Wtime();
-    const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& op) {
-      return matches(op->srcs, op->tag, st.MPI_SOURCE, st.MPI_TAG);
-    });
-    if (it != posted_.end()) {
-      const std::shared_ptr<Op> op = *it;
-      posted_.erase(it);
-      check_count(*op, static_cast<std::size_t>(count), st.MPI_TAG);
-      op->source = st.MPI_SOURCE;
+    const auto [tag, round] = codec_.decode(st.MPI_TAG);
+    const matching::Envelope env{st.MPI_SOURCE, tag, round, static_cast<std::size_t>(count)};
+    if (const std::shared_ptr<Op> op = match_.take_receive(env)) {
+      op->source = env.src;
       if (op->add) op->landing.resize(static_cast<std::size_t>(count));
       float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.data() : op->buf.data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &op->req));
       in_flight_.push_back(op);
     } else {
       auto s = std::make_shared<Staged>();
-      s->src = st.MPI_SOURCE;
-      s->tag = st.MPI_TAG;
+      s->env = env;
       s->data.resize(static_cast<std::size_t>(count));
       float* p = count == 0 ? &zero_length_dummy : s->data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &s->req));
       staging_.push_back(s);
-      unexpected_.push_back(s);
+      if (!match_.stale(env)) match_.queue(s);  // a stale one is only let land, then dropped
     }
   }
   // 2. Transfers: sends and matched receives, then staged messages.
@@ -251,6 +236,11 @@ void Engine::progress() {
   });
 }
 
+void Engine::drop_stale(Tag tag, Round before) {
+  std::lock_guard<std::mutex> lock(mu_);
+  match_.drop_stale(tag, before);  // a staged message still landing stays in staging_ until it has
+}
+
 bool Engine::test(Op& op) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!op.done) progress();
@@ -271,10 +261,7 @@ void Engine::cancel(Op& op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already with MPI
-    const auto it =
-        std::find_if(posted_.begin(), posted_.end(), [&](const std::shared_ptr<Op>& p) { return p.get() == &op; });
-    if (it != posted_.end()) {
-      posted_.erase(it);
+    if (match_.withdraw(op)) {
       op.status = Status::kCancelled;
       op.done = true;
       return;
@@ -329,7 +316,7 @@ std::string Engine::hang_message_any(std::size_t operations, double timeout_s) {
   // The requests are opaque here: the peers are those of every operation of this rank still pending.
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Rank> peers;
-  for (const auto& op : posted_) peers.insert(peers.end(), op->srcs.begin(), op->srcs.end());
+  for (const auto& op : match_.posted()) peers.insert(peers.end(), op->want.srcs.begin(), op->want.srcs.end());
   for (const auto& op : in_flight_) peers.push_back(op->is_recv ? op->source : op->dst);
   std::sort(peers.begin(), peers.end());
   peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
@@ -396,7 +383,7 @@ void Engine::quiesce(double hang_timeout_s) {
   for (auto& s : staging_) DTS_MPI_CHECK(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
   DTS_MPI_CHECK(MPI_Waitall(size_, finished_tx_.data(), MPI_STATUSES_IGNORE));
   staging_.clear();
-  unexpected_.clear();
+  match_.clear_unexpected();
   quiesced_ = true;
 }
 

@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -17,6 +16,9 @@
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
+#include "algorithms/api/matching.hpp"
+#include "core/no_copy.hpp"
+#include "realexec/tag_codec.hpp"
 
 namespace dts::mpi {
 
@@ -24,8 +26,7 @@ struct Op;
 
 // A message that arrived before any receive wanted it, copied into a buffer the engine owns.
 struct Staged {
-  Rank src = -1;
-  Tag tag = 0;
+  matching::Envelope env;
   std::vector<float> data;
   MPI_Request req = MPI_REQUEST_NULL;  // the MPI_Imrecv filling `data`
   bool arrived = false;
@@ -41,27 +42,25 @@ struct Op {
   Rank source = -1;                    // sender of a matched receive
   MPI_Request req = MPI_REQUEST_NULL;  // send: the MPI_Isend; matched receive: the MPI_Imrecv into buf
   std::vector<float> payload;          // send: the snapshot, alive until MPI is done with it
-  std::vector<Rank> srcs;              // receive: acceptable senders
-  Tag tag = 0;
-  Slice buf;                   // receive: the caller's buffer
-  bool add = false;            // receive: buf += message
-  std::vector<float> landing;  // receive with add: where MPI puts the message
+  matching::Want want;                 // receive: acceptable senders, tag, count; send: the tag
+  Slice buf;                           // receive: the caller's buffer
+  bool add = false;                    // receive: buf += message
+  std::vector<float> landing;          // receive with add: where MPI puts the message
 };
 
-class Engine {
+class Engine : NoCopy {
  public:
   // Collective over `parent`: duplicates it, so that these messages never meet other traffic.
   explicit Engine(MPI_Comm parent);
   ~Engine();
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
 
   // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it.
-  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, bool borrow = false);
+  std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts);
   // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`.
-  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
+  std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
+  void drop_stale(Tag tag, Round before);
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);
   Status status(const Op& op);
@@ -92,7 +91,6 @@ class Engine {
   void progress();  // lock held
   void complete_recv(Op& op);
   void deliver(Op& op, const Staged& s);
-  static void check_count(const Op& op, std::size_t count, Tag tag);
   void note_finished();  // lock held: the peers whose "finished" message has arrived
   // Lock held: "...: rank 2 has hung or died, silent all that time", naming among `peers` (when more
   // than one) those that have not finished and sent nothing in the last timeout_s.
@@ -101,11 +99,12 @@ class Engine {
   std::mutex mu_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  TagCodec codec_{32767};  // set from the communicator's MPI_TAG_UB
   bool quiesced_ = false;
-  std::deque<std::shared_ptr<Op>> posted_;          // receives no message has matched yet, in post order
-  std::deque<std::shared_ptr<Staged>> unexpected_;  // staged messages no receive took yet, in arrival order
-  std::vector<std::shared_ptr<Op>> in_flight_;      // sends, and matched receives, whose MPI request is pending
-  std::vector<std::shared_ptr<Staged>> staging_;    // staged messages whose data is still arriving
+  // Receives no message has matched yet, and staged messages no receive took yet.
+  matching::Matcher<Op, Staged> match_;
+  std::vector<std::shared_ptr<Op>> in_flight_;    // sends, and matched receives, whose MPI request is pending
+  std::vector<std::shared_ptr<Staged>> staging_;  // staged messages whose data is still arriving
   std::size_t sends_pending_ = 0;
   // Per peer: MPI_Wtime of its last message, and whether it has finished the plan (quiesce, step 2: every
   // rank sends every other a zero-length message on finished_comm_, received into finished_rx_).

@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/no_copy.hpp"
+
 namespace dts::mpi {
 
-class MpiSession {
+class MpiSession : NoCopy {
  public:
   // Requests MPI_THREAD_MULTIPLE and throws CommError if the library does not provide it: a rank's spawned
   // activities (std::threads) call MPI concurrently with its main activity (MpiComm serializes its own calls
   // on a mutex, but MPI_Wtime and other communicators do not go through it).
   MpiSession();
   ~MpiSession();
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
 
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -48,6 +48,8 @@ SimOutcome run_simulation(const SimJob& job) {
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
         job.main(ctx);
+      } catch (const RankGone&) {
+        // this rank failed (job.failures): it ends here
       } catch (const simgrid::ForcefulKillException&) {
         throw;  // SimGrid unwinds killed actors with this; it must pass through
       } catch (...) {
@@ -55,6 +57,16 @@ SimOutcome run_simulation(const SimJob& job) {
         sg4::Actor::kill_all();
       }
     });
+  }
+  for (const RankFailure& f : job.failures) {
+    DTS_ASSERT(f.rank >= 0 && f.rank < job.ranks, "failure of a rank outside the job");
+    // A daemon: it must not keep the simulation going once the ranks are done.
+    start_actor("fail-" + std::to_string(f.rank), hosts[static_cast<std::size_t>(f.rank)], kCourierStackKiB,
+                [&world, f] {
+                  sg4::this_actor::sleep_until(f.at_s);
+                  world.fail(f.rank);
+                })
+        ->daemonize();
   }
   engine.run();
   if (failure) std::rethrow_exception(failure);

@@ -60,46 +60,36 @@ double SimComm::now_s() const { return sg4::Engine::get_clock(); }
 
 Request SimComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
   const std::uint64_t bytes = opts.modeled_bytes.value_or(sizeof(float) * data.count);
-  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts.borrow)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts)));
 }
 
 Request SimComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
   DTS_ASSERT(src >= 0 && src < size(), "receive from a rank outside the world");
-  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data, opts.add)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data, opts)));
 }
 
-Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) {
+Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts) {
   return Request(std::make_unique<SimRequest>(
-      world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data)));
+      world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts)));
 }
 
-Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
-  DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
-             "wait_any on no valid request");
-  std::size_t index = 0;
-  if (TimeAccount* account = TimeAccount::active()) account->wait_begin();  // ended by the wait(0) below
-  world_.wait_until(
-      rank_,
-      [&] {
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-          if (reqs[i].valid() && reqs[i].test()) {
-            index = i;
-            return true;
-          }
-        }
-        return false;
-      },
-      kForever);
-  Completion c{index, reqs[index].source(), reqs[index].wait(0)};
-  reqs[index].reset();
-  return c;
+bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*operations*/, double timeout_s) {
+  TimeAccount* account = TimeAccount::active();
+  if (account != nullptr) account->wait_begin();  // ended by the completed request's wait()
+  const bool done = world_.wait_until(rank_, ready, timeout_s);
+  if (!done && account != nullptr) account->wait_end(nullptr);
+  return done;
 }
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
   return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB, [parent, fn = std::move(fn)] {
     const TimeAccount::ActorScope accounted(parent);
-    fn();
+    try {
+      fn();
+    } catch (const RankGone&) {
+      // its rank failed: the activity ends here
+    }
   }));
 }
 

@@ -17,11 +17,14 @@ class SimComm final : public Comm {
   double now_s() const override;
   Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override;
   Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override;
-  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override;
-  Completion wait_any(std::span<Request> reqs) override;
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) override;
+  void drop_stale(Tag tag, Round before) override { world_.drop_stale(rank_, tag, before); }
+  bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) override;
   std::uint64_t bytes_sent() const override { return world_.bytes_sent(rank_); }
   std::uint64_t bytes_received() const override { return world_.bytes_received(rank_); }
   CollectiveEngine* collective_engine() override { return collectives_; }
+  // This rank is gone from now on (SimWorld::fail): for tests and fault scenarios.
+  void fail() { world_.fail(rank_); }
 
  private:
   SimWorld& world_;

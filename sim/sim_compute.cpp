@@ -1,8 +1,6 @@
 // SimCompute: the Trainer's kernels (real numerics) plus device-model charging.
 #include "sim/sim_compute.hpp"
 
-#include <limits>
-
 #include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -10,10 +8,10 @@ namespace sg4 = simgrid::s4u;
 namespace dts::sim {
 
 SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host)
-    : trainer_(setup.trainer, rank), real_(setup.trainer.real), device_(device), host_(host) {
-  step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer_.cost(), setup.trainer.batch);
+    : TrainerCompute(setup.trainer, rank), device_(device), host_(host) {
+  step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
   const char* data_host = host_->get_property("dts_data_host");
-  if (data_host != nullptr && trainer_.has_shard() && setup.trainer.train != nullptr) {
+  if (data_host != nullptr && trainer().has_shard() && setup.trainer.train != nullptr) {
     data_host_ = sg4::Host::by_name(data_host);
     const data::Dataset& d = *setup.trainer.train;
     batch_bytes_ = static_cast<double>(setup.trainer.batch) * d.c * d.h * d.w * sizeof(float);  // fp32 samples
@@ -24,28 +22,20 @@ void SimCompute::charge(double seconds) {
   if (seconds > 0) sg4::this_actor::execute(seconds * host_->get_speed());
 }
 
-void SimCompute::init_params(Slice params) {
-  DTS_ASSERT(params.count == num_params(), "init_params: wrong size");
-  if (real_) trainer_.init_params(params.data);
-}
-
 float SimCompute::forward_backward(ConstSlice params, Slice grads) {
-  DTS_ASSERT(trainer_.has_shard(), "forward_backward on a rank without a data shard (a server)");
-  DTS_ASSERT(params.count == num_params() && grads.count == num_params(), "forward_backward: wrong size");
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(TimeCategory::kCpuGpuData);
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
-  const float loss =
-      real_ ? trainer_.forward_backward(params.data, grads.data) : std::numeric_limits<float>::quiet_NaN();
+  const float loss = train(params, grads);
   const TimeAccount::Scope computing(TimeCategory::kForwardBackward);
   charge(step_time_s_);
   return loss;
 }
 
 void SimCompute::optimizer_step(Slice params, ConstSlice grads) {
-  if (real_) trainer_.optimizer_step(params.data, grads.data);
-  const auto& opt = trainer_.optimizer();
+  update(params, grads);
+  const auto& opt = trainer().optimizer();
   const auto n = static_cast<double>(params.count);
   const TimeAccount::Scope updating(update_category(host_));
   charge(std::max(n * opt.flops_per_param() / device_.peak_flops, n * opt.bytes_per_param() / device_.mem_bw_Bps) /

@@ -9,9 +9,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "algorithms/api/compute.hpp"
-#include "algorithms/api/request.hpp"
-#include "kernels/model/trainer.hpp"
+#include "algorithms/api/trainer_compute.hpp"
 #include "sim/device.hpp"
 
 namespace dts::sim {
@@ -22,23 +20,17 @@ struct ModelSetup {
   std::optional<double> step_time_s;  // calibrated forward+backward time, replacing the roofline
 };
 
-class SimCompute final : public Compute {
+class SimCompute final : public TrainerCompute {
  public:
   SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host);
-  std::size_t num_params() const override { return trainer_.num_params(); }
-  bool real() const override { return real_; }
-  std::vector<model::ParamBlock> param_blocks() const override { return trainer_.param_blocks(); }
-  void init_params(Slice params) override;
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
 
  private:
   void charge(double seconds);
-  model::Trainer trainer_;
   simgrid::s4u::Host* data_host_ = nullptr;  // where the minibatches come from; null: on the device
   double batch_bytes_ = 0;
-  bool real_;
   Device device_;
   simgrid::s4u::Host* host_;
   double step_time_s_ = 0;

@@ -11,40 +11,44 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimWorld::SimWorld(std::vector<sg4::Host*> hosts) : boxes_(hosts.size()) {
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    Box& b = boxes_[i];
-    b.host = hosts[i];
+SimWorld::SimWorld(std::vector<sg4::Host*> hosts) {
+  boxes_.reserve(hosts.size());
+  for (sg4::Host* h : hosts) {
+    Box& b = boxes_.emplace_back(static_cast<int>(hosts.size()));
+    b.host = h;
     b.mutex = sg4::Mutex::create();
     b.cv = sg4::ConditionVariable::create();
-    b.next_seq_out.assign(hosts.size(), 0);
-    b.next_seq_in.assign(hosts.size(), 0);
   }
 }
 
 void SimWorld::Message::own() {
   if (borrowed == nullptr) return;
-  data = pool->take(count);
-  rules::copy(Slice({data.get(), count}), ConstSlice({borrowed, count}));
+  data = pool->take(env.count);
+  rules::copy(Slice({data.get(), env.count}), ConstSlice({borrowed, env.count}));
   borrowed = nullptr;
 }
 
 std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
-                                             bool borrow) {
+                                             const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
+  if (boxes_[static_cast<std::size_t>(src)].failed) throw RankGone{};
+  if (boxes_[static_cast<std::size_t>(dst)].failed) {
+    auto op = std::make_shared<OpState>();
+    op->owner = src;
+    complete_failed(*op, dst);
+    return op;
+  }
   Box& from = boxes_[static_cast<std::size_t>(src)];
   auto msg = std::make_shared<Message>();
   msg->pool = pool_;
-  msg->src = src;
-  msg->tag = tag;
-  msg->count = data.count;
+  msg->env = {src, tag, opts.round, data.count};
   msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
   if (OpState* recv = data.data.empty() ? nullptr : early_receive(src, dst, *msg)) {
     rules::copy(recv->buf, data);
     msg->borrowed = recv->buf.data.data();
     msg->early = recv;
     boxes_[static_cast<std::size_t>(dst)].early.push_back(msg);
-  } else if (!data.data.empty() && borrow) {
+  } else if (!data.data.empty() && opts.borrow) {
     msg->borrowed = data.data.data();
   } else if (!data.data.empty()) {  // snapshot: the caller may reuse its buffer at once
     msg->data = pool_->take(data.count);
@@ -61,8 +65,12 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
-    boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
-    arrive(dst, msg);
+    if (boxes_[static_cast<std::size_t>(dst)].failed) {
+      op->status = Status::kPeerFailed;
+    } else {
+      boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;
+      arrive(dst, msg);
+    }
     op->done = true;
     boxes_[static_cast<std::size_t>(op->owner)].cv->notify_all();
   });
@@ -81,16 +89,18 @@ void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t me
 // whose size differs (an error reported on arrival), are left to arrival.
 OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
   const Box& box = boxes_[static_cast<std::size_t>(dst)];
-  const auto on_the_way = static_cast<std::ptrdiff_t>(msg.seq - box.next_seq_in[static_cast<std::size_t>(src)]);
-  if (std::count_if(box.early.begin(), box.early.end(), [&](const auto& m) { return m->src == src; }) != on_the_way) {
+  if (box.match.stale(msg.env)) return nullptr;
+  const auto on_the_way = static_cast<std::ptrdiff_t>(msg.seq - box.order.expected(src));
+  if (std::count_if(box.early.begin(), box.early.end(), [&](const auto& m) { return m->env.src == src; }) !=
+      on_the_way) {
     return nullptr;
   }
-  for (const std::shared_ptr<OpState>& op : box.posted) {
-    if (!matches(*op, msg) ||
+  for (const std::shared_ptr<OpState>& op : box.match.posted()) {
+    if (!matching::matches(op->want, msg.env) ||
         std::any_of(box.early.begin(), box.early.end(), [&](const auto& m) { return m->early == op.get(); })) {
       continue;
     }
-    const bool sure = op->srcs.size() == 1 && !op->add && op->buf.count == msg.count && !op->buf.data.empty();
+    const bool sure = op->want.srcs.size() == 1 && !op->add && op->buf.count == msg.env.count && !op->buf.data.empty();
     return sure ? op.get() : nullptr;
   }
   return nullptr;
@@ -98,72 +108,79 @@ OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
 
 void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   Box& box = boxes_[static_cast<std::size_t>(dst)];
-  auto& expected = box.next_seq_in[static_cast<std::size_t>(msg->src)];
-  if (msg->seq != expected) {  // a later message overtook an earlier one on the wire: hold it
-    if (msg->early == nullptr) msg->own();
-    box.held.emplace(std::make_pair(msg->src, msg->seq), std::move(msg));
-    return;
-  }
-  const Rank src = msg->src;
-  match_or_queue(box, std::move(msg));
-  ++expected;
-  for (auto it = box.held.find({src, expected}); it != box.held.end(); it = box.held.find({src, expected})) {
-    match_or_queue(box, std::move(it->second));
-    box.held.erase(it);
-    ++expected;
-  }
-}
-
-bool SimWorld::matches(const OpState& op, const Message& msg) {
-  return op.tag == msg.tag && std::find(op.srcs.begin(), op.srcs.end(), msg.src) != op.srcs.end();
+  const Rank src = msg->env.src;
+  if (boxes_[static_cast<std::size_t>(src)].failed) return;  // lost with its sender
+  const std::uint64_t seq = msg->seq;
+  box.order.arrive(
+      src, seq, std::move(msg),
+      [](Message& held) {  // a later message overtook an earlier one on the wire
+        if (held.early == nullptr) held.own();
+      },
+      [&](std::shared_ptr<Message> m) { match_or_queue(box, std::move(m)); });
 }
 
 void SimWorld::complete_recv(OpState& op, const Message& msg) {
-  DTS_ASSERT(op.buf.count == msg.count, "receive buffer of " + std::to_string(op.buf.count) +
-                                            " floats for a message of " + std::to_string(msg.count) + " (tag " +
-                                            std::to_string(msg.tag) + ")");
   if (!op.buf.data.empty() && msg.values() && msg.values() != op.buf.data.data()) {  // not delivered early
-    const ConstSlice values({msg.values(), msg.count});
+    const ConstSlice values({msg.values(), msg.env.count});
     op.add ? rules::axpy(op.buf, 1.0f, values) : rules::copy(op.buf, values);
   }
-  op.source = msg.src;
+  op.source = msg.env.src;
   op.trace = msg.trace;
   op.status = Status::kOk;
   op.done = true;
 }
 
+void SimWorld::complete_failed(OpState& op, Rank failed) {
+  op.source = failed;
+  op.status = Status::kPeerFailed;
+  op.done = true;
+}
+
+void SimWorld::fail(Rank r) {
+  DTS_ASSERT(r >= 0 && r < size(), "failure of a rank outside the world");
+  boxes_[static_cast<std::size_t>(r)].failed = true;
+  for (Box& box : boxes_) {
+    // Messages from r delivered early went into receives from r alone, which fail now: both are dropped.
+    std::erase_if(box.early, [&](const std::shared_ptr<Message>& m) {
+      if (m->env.src != r) return false;
+      m->early = nullptr;
+      m->borrowed = nullptr;
+      return true;
+    });
+    for (const std::shared_ptr<OpState>& op : box.match.fail(r)) complete_failed(*op, r);
+    box.cv->notify_all();
+  }
+}
+
 void SimWorld::match_or_queue(Box& box, std::shared_ptr<Message> msg) {
   if (msg->early != nullptr) std::erase(box.early, msg);
-  const auto it = std::find_if(box.posted.begin(), box.posted.end(),
-                               [&](const std::shared_ptr<OpState>& op) { return matches(*op, *msg); });
-  DTS_ASSERT(msg->early == nullptr || (it != box.posted.end() && it->get() == msg->early),
-             "a message delivered early matched another receive");
-  if (it == box.posted.end()) {
+  const std::shared_ptr<OpState> op = box.match.take_receive(msg->env);
+  DTS_ASSERT(msg->early == nullptr || op.get() == msg->early, "a message delivered early matched another receive");
+  if (op == nullptr) {
+    if (box.match.stale(msg->env)) return;  // a late message of a round given up: dropped
     msg->own();
-    box.unexpected.push_back(std::move(msg));
+    box.match.queue(std::move(msg));
     return;
   }
-  complete_recv(**it, *msg);
-  box.posted.erase(it);
+  complete_recv(*op, *msg);
   box.cv->notify_all();
 }
 
-std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add) {
+std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf,
+                                             const RecvOptions& opts) {
   Box& box = boxes_[static_cast<std::size_t>(me)];
+  if (box.failed) throw RankGone{};
   auto op = std::make_shared<OpState>();
   op->is_recv = true;
   op->owner = me;
-  op->tag = tag;
-  op->srcs = std::move(srcs);
+  op->want = {std::move(srcs), tag, opts.round, buf.count};
   op->buf = buf;
-  op->add = add;
-  const auto it = std::find_if(box.unexpected.begin(), box.unexpected.end(),
-                               [&](const std::shared_ptr<Message>& m) { return matches(*op, *m); });
-  if (it != box.unexpected.end()) {
-    complete_recv(*op, **it);
-    box.unexpected.erase(it);
-  } else {
-    box.posted.push_back(op);
+  op->add = opts.add;
+  if (const std::shared_ptr<Message> msg = box.match.post(op)) {
+    complete_recv(*op, *msg);
+  } else if (const Rank gone = box.match.failed_source(op->want); gone >= 0) {
+    box.match.withdraw(*op);
+    complete_failed(*op, gone);
   }
   return op;
 }
@@ -171,7 +188,7 @@ std::shared_ptr<OpState> SimWorld::post_recv(Rank me, std::vector<Rank> srcs, Ta
 void SimWorld::cancel(OpState& op) {
   if (op.done || !op.is_recv) return;  // a send cannot be recalled: its data is already on the wire
   Box& box = boxes_[static_cast<std::size_t>(op.owner)];
-  std::erase_if(box.posted, [&](const std::shared_ptr<OpState>& p) { return p.get() == &op; });
+  box.match.withdraw(op);
   std::erase_if(box.early, [&](const std::shared_ptr<Message>& m) {
     if (m->early != &op) return false;
     m->own();  // the message still arrives, to be matched afresh; its values are in op's buffer until now

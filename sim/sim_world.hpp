@@ -10,13 +10,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
+#include "algorithms/api/matching.hpp"
 #include "sim/snapshot_pool.hpp"
 
 namespace dts::sim {
@@ -28,14 +27,17 @@ struct OpState {
   bool is_recv = false;
   bool done = false;
   Status status = Status::kOk;
-  Rank owner = -1;   // the rank that waits on it
-  Rank source = -1;  // sender of a completed receive
-  Tag tag = 0;
-  std::vector<Rank> srcs;            // receive: acceptable senders
+  Rank owner = -1;                   // the rank that waits on it
+  Rank source = -1;                  // sender of a completed receive
+  matching::Want want;               // receive: acceptable senders, tag, count
   Slice buf;                         // receive: destination buffer
   bool add = false;                  // receive: buf += message
   std::shared_ptr<FlowTrace> trace;  // the message that completed it, for the time account
 };
+
+// Thrown out of a failed rank's next call into the world (SimWorld::fail), to end its actors where it
+// crashed; sim/launcher.cpp and SimNode catch it. Not a std::exception: algorithms must not catch it.
+struct RankGone {};
 
 class SimWorld {
  public:
@@ -47,10 +49,19 @@ class SimWorld {
   // straight into a receive that is waiting at arrival, and snapshotted only if none is. Either kind of send
   // is delivered early when it can be (see the file comment).
   std::shared_ptr<OpState> post_send(Rank src, Rank dst, Tag tag, ConstSlice data, std::uint64_t bytes,
-                                     bool borrow = false);
+                                     const SendOptions& opts);
   // `add` (RecvOptions::add): the message is added into `buf` rather than copied over it.
-  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, bool add = false);
+  std::shared_ptr<OpState> post_recv(Rank me, std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
   void cancel(OpState& op);
+  // Rank r is gone from now on, as if it had crashed: every receive that accepts it and no message matches
+  // completes with kPeerFailed (algorithms/api/matching.hpp), now or when posted; a send to it completes
+  // with kPeerFailed when it would have been delivered (at once if posted from now on); its messages still
+  // on the way are lost; its own actors end at their next call into the world (RankGone).
+  void fail(Rank r);
+  bool failed(Rank r) const { return boxes_[static_cast<std::size_t>(r)].failed; }
+  void drop_stale(Rank me, Tag tag, Round before) {
+    boxes_[static_cast<std::size_t>(me)].match.drop_stale(tag, before);
+  }
   // Blocks the calling actor until `ready()` or until timeout_s of simulated time; returns ready().
   template <typename Pred>
   bool wait_until(Rank me, Pred ready, double timeout_s);
@@ -70,36 +81,34 @@ class SimWorld {
       if (pool) pool->give(std::move(data));
     }
     std::shared_ptr<SnapshotPool> pool;  // where the snapshot comes from and returns to
-    Rank src = -1;
-    Tag tag = 0;
+    matching::Envelope env;
     Snapshot data;  // the snapshot (uninitialized allocation, then one parallel copy); null if modeled
     // Instead of a snapshot, valid until arrival: the sender's buffer, or the buffer of the receive it was
     // delivered into early (`early`), which owns it if that receive is cancelled first.
     const float* borrowed = nullptr;
     const OpState* early = nullptr;
-    std::size_t count = 0;
     const float* values() const { return data ? data.get() : borrowed; }
     void own();  // snapshot a borrowed buffer: the message outlives its send
     std::uint64_t seq = 0;
     std::shared_ptr<FlowTrace> trace;
   };
   struct Box {
+    explicit Box(int ranks) : order(ranks), next_seq_out(static_cast<std::size_t>(ranks), 0) {}
     simgrid::s4u::Host* host = nullptr;
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr cv;
-    std::deque<std::shared_ptr<Message>> unexpected;
-    std::vector<std::shared_ptr<OpState>> posted;
-    std::vector<std::uint64_t> next_seq_out;                                  // per destination
-    std::vector<std::uint64_t> next_seq_in;                                   // per source
-    std::map<std::pair<Rank, std::uint64_t>, std::shared_ptr<Message>> held;  // arrived out of order
+    matching::Matcher<OpState, Message> match;
+    matching::InOrder<Message> order;             // restores send order per source
+    std::vector<std::uint64_t> next_seq_out;      // per destination
     std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
+    bool failed = false;
   };
   OpState* early_receive(Rank src, Rank dst, const Message& msg);
   void arrive(Rank dst, std::shared_ptr<Message> msg);
   void match_or_queue(Box& box, std::shared_ptr<Message> msg);
-  static bool matches(const OpState& op, const Message& msg);
   static void complete_recv(OpState& op, const Message& msg);
+  static void complete_failed(OpState& op, Rank failed);
 
   std::vector<Box> boxes_;
   std::uint64_t messages_ = 0;
@@ -112,6 +121,7 @@ bool SimWorld::wait_until(Rank me, Pred ready, double timeout_s) {
   std::unique_lock<simgrid::s4u::Mutex> lock(*box.mutex);
   const double deadline = simgrid::s4u::Engine::get_clock() + timeout_s;
   while (!ready()) {
+    if (box.failed) throw RankGone{};
     if (timeout_s == kForever) {
       box.cv->wait(lock);
     } else if (box.cv->wait_until(lock, deadline) == std::cv_status::timeout) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 
@@ -21,12 +22,16 @@ struct SendOptions {
   // The caller leaves `data` unchanged (and alive) until the send completes, so the backend may read it in
   // place instead of copying it at isend; the send's Request must be waited before the buffer is touched.
   bool borrow = false;
+  // The round of the exchange the message belongs to (algorithms/api/matching.hpp): only a receive of the
+  // same round takes it, and Comm::drop_stale discards it once its round is given up.
+  Round round = 0;
 };
 
 struct RecvOptions {
   // The message is added into `data` (data += message) instead of copied over it: a reduction step needs no
   // buffer of its own (the simulator adds straight from the sender's data).
   bool add = false;
+  Round round = 0;  // takes only a message of this round
 };
 
 class Comm {
@@ -40,15 +45,27 @@ class Comm {
   virtual Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) = 0;
   virtual Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) = 0;
   // Completes on the first message with `tag` from any rank in `srcs` (Gloo's recv(srcRanks)).
-  virtual Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) = 0;
+  virtual Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) = 0;
+  // Gives up the rounds of `tag` below `before`: messages of those rounds sent to this rank are discarded,
+  // those that have arrived unreceived and those still on the way, so that they never match a receive.
+  virtual void drop_stale(Tag tag, Round before) = 0;
   // Blocks until one of the valid requests completes; returns which, and resets that handle (the others
-  // stay valid). At least one request must be valid.
+  // stay valid). At least one request must be valid. Written once for every backend, over block_until.
+  // With a timeout: after timeout_s of (simulated or wall) time with none complete, returns index
+  // reqs.size() and kTimeout, every request still pending.
   struct Completion {
     std::size_t index = 0;
-    Rank source = -1;  // the sender, for a receive
+    Rank source = -1;  // the sender, for a receive; the failed peer for kPeerFailed
     Status status = Status::kOk;
   };
-  virtual Completion wait_any(std::span<Request> reqs) = 0;
+  Completion wait_any(std::span<Request> reqs, double timeout_s = kForever);
+
+  // The backend's blocking primitive: returns true once ready() is true, re-checking it whenever a request
+  // of this rank may have completed, or false after timeout_s. `operations`: how many requests the caller
+  // waits on, for the backend's report of a hang (MPI throws CommError when an unbounded wait sees no
+  // progress for its hang timeout; the simulator waits as long as it takes, and counts the time as waiting
+  // until the completed request's wait()).
+  virtual bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) = 0;
 
   // Modeled bytes this rank has sent and received so far.
   virtual std::uint64_t bytes_sent() const = 0;

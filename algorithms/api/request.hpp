@@ -11,6 +11,8 @@ namespace dts {
 
 using Rank = int;
 using Tag = int;
+// Which round (epoch) of an exchange a message belongs to; travels beside the tag (SendOptions::round).
+using Round = std::uint32_t;
 inline constexpr double kForever = std::numeric_limits<double>::infinity();
 
 enum class Status : std::uint8_t { kOk, kTimeout, kPeerFailed, kCancelled };

@@ -17,8 +17,12 @@ Evaluator::Evaluator(const std::string& network, model::Backend backend, const d
 
 model::EvalResult Evaluator::evaluate(ConstSlice params) { return net_->evaluate(params.data, test_); }
 
-Progress::Progress(std::string label, std::int64_t total_steps)
-    : label_(std::move(label)), total_(total_steps), last_(std::chrono::steady_clock::now()), tty_(isatty(2) != 0) {}
+Progress::Progress(std::string label, std::int64_t total_steps, std::string clock)
+    : label_(std::move(label)),
+      clock_(std::move(clock)),
+      total_(total_steps),
+      last_(std::chrono::steady_clock::now()),
+      tty_(isatty(2) != 0) {}
 
 void Progress::step(std::int64_t step, double now_s, std::optional<float> loss) {
   step_ = std::max(step_, step);
@@ -40,8 +44,8 @@ void Progress::done(double now_s) {
 
 void Progress::print(bool final) {
   char buf[256];
-  int n = std::snprintf(buf, sizeof buf, "[%s] step %lld/%lld  simulated %.3f s", label_.c_str(),
-                        static_cast<long long>(step_), static_cast<long long>(total_), now_s_);
+  int n = std::snprintf(buf, sizeof buf, "[%s] step %lld/%lld  %s %.3f s", label_.c_str(),
+                        static_cast<long long>(step_), static_cast<long long>(total_), clock_.c_str(), now_s_);
   if (loss_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  loss %.4f", *loss_);
   if (acc_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  test acc %.4f", *acc_);
   std::fprintf(stderr, tty_ ? "\r%s\033[K%s" : "%s%s", buf, final || !tty_ ? "\n" : "");

@@ -37,17 +37,19 @@ class Evaluator {
   const data::Dataset& test_;
 };
 
-// Prints "[variant] step s/N  sim t s  loss l  acc a" to stderr at most once a second of wall time.
+// The progress line of both backends: "[variant] step s/N  simulated t s  loss l  test acc a" on stderr
+// ("wall" instead of "simulated" on MPI), at most once a second on a terminal, every 10 s otherwise.
 class Progress {
  public:
-  Progress(std::string label, std::int64_t total_steps);
+  // `clock`: what now_s measures, "simulated" or "wall".
+  Progress(std::string label, std::int64_t total_steps, std::string clock = "simulated");
   void step(std::int64_t step, double now_s, std::optional<float> loss);
   void eval(double accuracy);
   void done(double now_s);
 
  private:
   void print(bool final);
-  std::string label_;
+  std::string label_, clock_;
   std::int64_t total_ = 0, step_ = 0;
   double now_s_ = 0;
   std::optional<float> loss_;

@@ -5,12 +5,8 @@
 // Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
 #include "experiments/runner/run.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <climits>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -26,71 +22,25 @@
 namespace dts::exp {
 namespace {
 
-// Rank 0's progress line on stderr: "[label] step s/N  wall t s  loss l  test acc a", at most once a second
-// on a terminal, every 10 s otherwise (metrics.hpp's Progress speaks of simulated time).
-class WallProgress {
- public:
-  WallProgress(std::string label, std::int64_t total) : label_(std::move(label)), total_(total), tty_(isatty(2) != 0) {}
-  void update(std::int64_t step, double now_s, std::optional<float> loss, std::optional<double> acc) {
-    step_ = std::max(step_, step);
-    now_s_ = now_s;
-    if (loss && std::isfinite(*loss)) loss_ = loss;
-    if (acc) acc_ = acc;
-    const auto t = std::chrono::steady_clock::now();
-    if (t - last_ < std::chrono::seconds(tty_ ? 1 : 10)) return;
-    last_ = t;
-    print(false);
-  }
-  void done(double now_s) {
-    now_s_ = now_s;
-    print(true);
-  }
-
- private:
-  void print(bool final) {
-    std::fprintf(stderr, "%s[%s] step %lld/%lld  wall %.3f s", tty_ ? "\r\033[K" : "", label_.c_str(),
-                 static_cast<long long>(step_), static_cast<long long>(total_), now_s_);
-    if (loss_) std::fprintf(stderr, "  loss %.4f", static_cast<double>(*loss_));
-    if (acc_) std::fprintf(stderr, "  test acc %.4f", *acc_);
-    std::fprintf(stderr, "%s", final || !tty_ ? "\n" : "");
-    std::fflush(stderr);
-  }
-  std::string label_;
-  std::int64_t total_ = 0, step_ = 0;
-  double now_s_ = 0;
-  std::optional<float> loss_;
-  std::optional<double> acc_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  bool tty_;
-};
-
-// One rank's Recorder: the shared MetricsRecorder behind a mutex (activities are threads here), rank 0's
-// progress, and the fault hook.
+// One rank's Recorder: the shared MetricsRecorder (with rank 0's progress line) behind a mutex (activities
+// are threads here), and the fault hook.
 class RankRecorder final : public Recorder {
  public:
-  RankRecorder(MetricsRecorder& inner, const MetricsLog& log, Comm& comm, WallProgress* progress, FaultPoint& fault)
-      : inner_(inner), log_(log), comm_(comm), progress_(progress), fault_(fault) {}
+  RankRecorder(MetricsRecorder& inner, FaultPoint& fault) : inner_(inner), fault_(fault) {}
   void step(std::int64_t step, float loss) override {
     std::lock_guard<std::mutex> lock(mu_);
     fault_.step(step);
     inner_.step(step, loss);
-    if (progress_) progress_->update(step, comm_.now_s(), loss, std::nullopt);
   }
   bool eval_due(std::int64_t step) const override { return inner_.eval_due(step); }
   void evaluate(std::int64_t step, ConstSlice params, bool final) override {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.evaluate(step, params, final);
-    if (progress_ && !log_.rows.empty() && log_.rows.back().eval) {
-      progress_->update(step, comm_.now_s(), std::nullopt, log_.rows.back().eval->accuracy());
-    }
   }
 
  private:
   std::mutex mu_;
   MetricsRecorder& inner_;
-  const MetricsLog& log_;
-  Comm& comm_;
-  WallProgress* progress_;
   FaultPoint& fault_;
 };
 
@@ -147,16 +97,17 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   mpi::MpiCompute compute(setup, rank);
   Evaluator evaluator(plan.model, setup.backend, plan.data->test);
   MetricsLog log;
-  std::optional<WallProgress> progress;
-  if (rank == 0) progress.emplace(label, plan.steps);
+  std::optional<Progress> progress;
+  if (rank == 0) progress.emplace(label, plan.steps, "wall");
 
   mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
   mpi::MpiNode node(rank);
-  MetricsRecorder metrics(comm, log, &evaluator, nullptr, plan.eval_every_steps, plan.log_every_steps);
+  MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr, plan.eval_every_steps,
+                          plan.log_every_steps);
   FaultPoint fault_point(fault, rank, /*trains=*/rank >= plan.ranks - plan.workers);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
-  RankRecorder recorder(metrics, log, comm, progress ? &*progress : nullptr, fault_point);
+  RankRecorder recorder(metrics, fault_point);
   Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
   plan.main(ctx);
   fault_point.plan_returned();

@@ -59,10 +59,13 @@ class FaultComm final : public Comm {
   Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override {
     return inner_.irecv(src, tag, data, opts);
   }
-  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data) override {
-    return inner_.irecv_any(srcs, tag, data);
+  Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) override {
+    return inner_.irecv_any(srcs, tag, data, opts);
   }
-  Completion wait_any(std::span<Request> reqs) override { return inner_.wait_any(reqs); }
+  void drop_stale(Tag tag, Round before) override { inner_.drop_stale(tag, before); }
+  bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) override {
+    return inner_.block_until(ready, operations, timeout_s);
+  }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   std::uint64_t bytes_received() const override { return inner_.bytes_received(); }
   CollectiveEngine* collective_engine() override { return inner_.collective_engine(); }

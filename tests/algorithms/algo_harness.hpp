@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/collective_sim.hpp"
+#include "sim/launcher.hpp"
 #include "sim/platform.hpp"
 #include "tests/support/quadratic_compute.hpp"
 
@@ -19,6 +20,7 @@ struct AlgoRun {
   std::int64_t steps = 100;
   sim::PlatformSpec platform;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;
+  std::vector<sim::RankFailure> failures;  // ranks that fail partway (sim::SimJob::failures)
 };
 
 // A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,

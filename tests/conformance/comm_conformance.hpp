@@ -30,6 +30,7 @@ const std::vector<Case>& cases();
 namespace detail {
 std::vector<Case> matching_cases();  // comm_conformance.cpp
 std::vector<Case> transfer_cases();  // comm_conformance_transfer.cpp
+std::vector<Case> round_cases();     // comm_conformance_rounds.cpp
 // Collects the first failed expectation.
 struct Expect {
   std::string failure;

@@ -1,0 +1,26 @@
+// TrainerCompute: the size checks of what algorithms hand to a Compute, written once.
+#include "algorithms/api/trainer_compute.hpp"
+
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace dts {
+
+void TrainerCompute::init_params(Slice params) {
+  DTS_ASSERT(params.count == num_params() && (!real_ || params.data.size() == params.count), "init_params: wrong size");
+  if (real_) trainer_.init_params(params.data);
+}
+
+float TrainerCompute::train(ConstSlice params, Slice grads) {
+  DTS_ASSERT(trainer_.has_shard(), "forward_backward on a rank without a data shard (a server)");
+  DTS_ASSERT(params.count == num_params() && grads.count == num_params(), "forward_backward: wrong size");
+  return real_ ? trainer_.forward_backward(params.data, grads.data) : std::numeric_limits<float>::quiet_NaN();
+}
+
+void TrainerCompute::update(Slice params, ConstSlice grads) {
+  DTS_ASSERT(params.count == num_params() && grads.count == num_params(), "optimizer_step: wrong size");
+  if (real_) trainer_.optimizer_step(params.data, grads.data);
+}
+
+}  // namespace dts

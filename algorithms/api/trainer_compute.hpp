@@ -1,0 +1,33 @@
+// The part of a Compute that the rank's model::Trainer answers, shared by the simulator's and the MPI
+// backend's Computes: sizes, the initial model, and the checked calls into the kernels. The backends add
+// what costs time (the simulator charges its device model; MPI lets wall time pass).
+#pragma once
+
+#include "algorithms/api/compute.hpp"
+#include "algorithms/api/request.hpp"
+#include "kernels/model/trainer.hpp"
+
+namespace dts {
+
+class TrainerCompute : public Compute {
+ public:
+  std::size_t num_params() const final { return trainer_.num_params(); }
+  bool real() const final { return real_; }
+  std::vector<model::ParamBlock> param_blocks() const final { return trainer_.param_blocks(); }
+  // The seed's initial model with real numerics; nothing to write with modeled ones.
+  void init_params(Slice params) final;
+
+ protected:
+  TrainerCompute(const model::TrainerSetup& setup, Rank rank) : trainer_(setup, rank), real_(setup.real) {}
+  // The trainer's forward and backward pass on the next minibatch (a NaN loss with modeled numerics).
+  float train(ConstSlice params, Slice grads);
+  // The trainer's optimizer step (nothing with modeled numerics).
+  void update(Slice params, ConstSlice grads);
+  const model::Trainer& trainer() const { return trainer_; }
+
+ private:
+  model::Trainer trainer_;
+  bool real_;
+};
+
+}  // namespace dts
