@@ -42,14 +42,11 @@ const AlgorithmSpec& find_algorithm(const std::string& name, const std::string& 
 std::vector<std::string> algorithm_names();
 
 // The tags of the algorithms, one per kind of message, all different so that a trace tells them apart. The
-// round of an exchange travels beside the tag (SendOptions::round), never in it. A tag handed to
-// collectives::tree_allreduce is followed by the one its broadcast half uses (tag + 1, inside
-// algorithms/collectives/tree.cpp): the *Broadcast entries after kCollective and kGossipAverage keep it free.
-// The MPI backend carries tags below 4096 (realexec/tag_codec.hpp).
+// round of an exchange travels beside the tag (SendOptions::round), never in it. A collective uses the one tag
+// it is given for all its messages. The MPI backend carries tags below 4096 (realexec/tag_codec.hpp).
 namespace tags {
 enum : Tag {
   kCollective = 1,
-  kCollectiveBroadcast,   // tree_allreduce(kCollective)'s second half
   kEasgdUp,               // asynchronous EASGD: worker -> center, W^i
   kEasgdDown,             //   center -> worker, W~
   kEasgdDone,             //   worker -> center, no more exchanges
@@ -66,11 +63,10 @@ enum : Tag {
   kHogwildSgdUp,  // Hogwild SGD: dW_i up, W down, done
   kHogwildSgdDown,
   kHogwildSgdDone,
-  kSyncSgdReduce,           // synchronous SGD: sum_i dW_i, everyone -> master
-  kSyncSgdBroadcast,        //   W, master -> everyone
-  kGossip,                  // gossip SGD: the pairwise exchange
-  kGossipAverage,           //   the final tree allreduce
-  kGossipAverageBroadcast,  // its second half
+  kSyncSgdReduce,     // synchronous SGD: sum_i dW_i, everyone -> master
+  kSyncSgdBroadcast,  //   W, master -> everyone
+  kGossip,            // gossip SGD: the pairwise exchange
+  kGossipAverage,     //   the final tree allreduce
 };
 }  // namespace tags
 

@@ -33,7 +33,7 @@ std::vector<Rank> gossip_peers(int P, std::uint64_t seed, std::int64_t step) {
 namespace {
 
 constexpr Tag kTagGossip = tags::kGossip;
-constexpr Tag kTagAverage = tags::kGossipAverage;  // and kGossipAverageBroadcast
+constexpr Tag kTagAverage = tags::kGossipAverage;
 
 struct GossipSgdConfig {
   std::uint64_t peer_seed = 1;

@@ -164,7 +164,8 @@ int run_points(const Sweep& sweep, const std::vector<const SweepPoint*>& todo, c
   while ((!queue.empty() && failure == 0) || !running.empty()) {
     if (g_stop) return 130;  // the children go with their ChildProcess
     while (failure == 0 && !queue.empty() && static_cast<int>(running.size()) < opt.jobs) {
-      running.push_back({queue.front(), start_point(sweep, *queue.front(), dir, opt), std::chrono::steady_clock::now()});
+      running.push_back(
+          {queue.front(), start_point(sweep, *queue.front(), dir, opt), std::chrono::steady_clock::now()});
       queue.pop_front();
     }
     bool changed = false;
@@ -221,8 +222,15 @@ void plot(const Sweep& sweep, const fs::path& dir) {
   for (const SweepPlot& p : sweep.plots) {
     std::string name = "plot_" + p.y + "_vs_" + p.x + ".png";
     for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
-    std::vector<std::string> args = {"python3", DTS_SOURCE_DIR "/plots/sweep.py", (dir / "table.csv").string(), "--x",
-                                      p.x, "--y", p.y, "--out", (dir / name).string()};
+    std::vector<std::string> args = {"python3",
+                                     DTS_SOURCE_DIR "/plots/sweep.py",
+                                     (dir / "table.csv").string(),
+                                     "--x",
+                                     p.x,
+                                     "--y",
+                                     p.y,
+                                     "--out",
+                                     (dir / name).string()};
     if (!p.series.empty()) {
       args.push_back("--series");
       args.push_back(p.series);
@@ -260,7 +268,8 @@ int run_sweep(const SweepOptions& opt) {
   if (opt.jobs < 1 || opt.jobs > 1024) throw InputError("--jobs", "expected 1 to 1024");
   const Sweep sweep = read_sweep(opt.file);
   const Shard shard = shard_of(opt);
-  const fs::path dir = fs::absolute(opt.out.empty() ? fs::path("results") / sweep.name : fs::path(opt.out)).lexically_normal();
+  const fs::path dir =
+      fs::absolute(opt.out.empty() ? fs::path("results") / sweep.name : fs::path(opt.out)).lexically_normal();
   const bool writer = shard.k == 0 || shard.job.empty();  // under mpirun, rank 0 prepares the directory
 
   if (opt.collate) {
@@ -268,7 +277,8 @@ int run_sweep(const SweepOptions& opt) {
     if (!fs::exists(dir / kMarker)) throw InputError("--out " + echo(dir.string()), "holds no sweep to collate");
     const auto missing = missing_points(sweep, dir);
     if (!missing.empty())
-      throw InputError(shown(dir).string(), std::to_string(missing.size()) + " points are not done, the first " + missing.front());
+      throw InputError(shown(dir).string(),
+                       std::to_string(missing.size()) + " points are not done, the first " + missing.front());
     collate(sweep, dir);
     return 0;
   }

@@ -34,7 +34,9 @@ Sweep read_sweep(const std::string& file) {
   if (!j.is_object()) throw ConfigError(file, "a sweep is a JSON object");
   ConfigReader r(j, file, "");
   const nlohmann::json absent;
-  const auto optional = [&](const std::string& key) -> const nlohmann::json& { return r.has(key) ? r.raw(key) : absent; };
+  const auto optional = [&](const std::string& key) -> const nlohmann::json& {
+    return r.has(key) ? r.raw(key) : absent;
+  };
   Sweep s;
   s.file = file;
   s.name = r.string("name", fs::path(file).stem().string());

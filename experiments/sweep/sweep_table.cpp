@@ -42,7 +42,8 @@ std::vector<std::pair<std::string, fs::path>> point_results(const fs::path& dir)
   if (fs::exists(dir / "summary.json")) return {{"", dir}};
   std::vector<std::pair<std::string, fs::path>> out;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_directory() && fs::exists(e.path() / "summary.json")) out.emplace_back(e.path().filename().string(), e.path());
+    if (e.is_directory() && fs::exists(e.path() / "summary.json"))
+      out.emplace_back(e.path().filename().string(), e.path());
   }
   std::sort(out.begin(), out.end());
   return out;
