@@ -21,8 +21,28 @@ Progress::Progress(std::string label, std::int64_t total_steps, std::string cloc
     : label_(std::move(label)),
       clock_(std::move(clock)),
       total_(total_steps),
-      last_(std::chrono::steady_clock::now()),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_),
       tty_(isatty(2) != 0) {}
+
+std::string Progress::label(const std::string& name, std::size_t index, std::size_t count) {
+  return count > 1 ? name + ", " + std::to_string(index + 1) + " of " + std::to_string(count) : name;
+}
+
+namespace {
+// "14 s", "3.2 min", "1.5 h".
+std::string duration(double s) {
+  char buf[32];
+  if (s < 100) {
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  } else if (s < 6000) {
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  }
+  return buf;
+}
+}  // namespace
 
 void Progress::step(std::int64_t step, double now_s, std::optional<float> loss) {
   step_ = std::max(step_, step);
@@ -43,11 +63,17 @@ void Progress::done(double now_s) {
 }
 
 void Progress::print(bool final) {
-  char buf[256];
+  char buf[512];
   int n = std::snprintf(buf, sizeof buf, "[%s] step %lld/%lld  %s %.3f s", label_.c_str(),
                         static_cast<long long>(step_), static_cast<long long>(total_), clock_.c_str(), now_s_);
   if (loss_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  loss %.4f", *loss_);
   if (acc_ && n > 0) n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  test acc %.4f", *acc_);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string times = "  wall " + duration(wall);
+  if (!final && step_ > 0 && step_ < total_) {
+    times += ", ETA " + duration(wall / static_cast<double>(step_) * static_cast<double>(total_ - step_));
+  }
+  if (n > 0) std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "%s", times.c_str());
   std::fprintf(stderr, tty_ ? "\r%s\033[K%s" : "%s%s", buf, final || !tty_ ? "\n" : "");
   std::fflush(stderr);
 }

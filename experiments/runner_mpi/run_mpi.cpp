@@ -90,9 +90,8 @@ int check_experiment_mpi(const RunOptions& opt) {
 }
 
 std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& session, Fault fault,
-                                       double hang_timeout_s) {
+                                       double hang_timeout_s, const std::string& label) {
   const Rank rank = session.rank();
-  const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
   const model::TrainerSetup setup = trainer_setup(plan);
   mpi::MpiCompute compute(setup, rank);
   Evaluator evaluator(plan.model, setup.backend, plan.data->test);
@@ -182,9 +181,11 @@ int run_experiment_mpi(const RunOptions& opt) {
 
   // 2. The plans, one after another in this job. The rank boundary: a failure here ends the job.
   std::vector<PlanResult> results;
-  for (const Plan& plan : plans) {
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const Plan& plan = plans[i];
     try {
-      auto r = run_plan_mpi(plan, session, fault, opt.hang_timeout_s);
+      const std::string label = Progress::label(plan.variant.empty() ? plan.experiment : plan.variant, i, plans.size());
+      auto r = run_plan_mpi(plan, session, fault, opt.hang_timeout_s, label);
       if (r) results.push_back(std::move(*r));
     } catch (const InputError& e) {
       mpi::MpiSession::abort_job(who + "input error: " + e.what(), 2);

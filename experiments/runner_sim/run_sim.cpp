@@ -38,8 +38,8 @@ sim::SimJob sim_job(const Plan& plan) {
   return job;
 }
 
-void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args) {
-  const std::string label = plan.variant.empty() ? plan.experiment : plan.variant;
+void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args,
+              const std::string& label) {
   MetricsLog log;
   std::unique_ptr<Evaluator> evaluator;
   if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, trainer_setup(plan).backend, plan.data->test);
@@ -101,7 +101,9 @@ int run_experiment(const RunOptions& opt) {
   }
   PartialDir partial(out);
 
-  for (const Plan& plan : plans) {
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const Plan& plan = plans[i];
+    const std::string label = Progress::label(plan.variant.empty() ? plan.experiment : plan.variant, i, plans.size());
     const fs::path dir = plan.variant.empty() ? partial.path() : partial.path() / plan.variant;
     std::cout.flush();
     ChildOptions opts;  // one simulation per process, which dies with its parent (even by SIGKILL)
@@ -110,7 +112,7 @@ int run_experiment(const RunOptions& opt) {
     ChildProcess child(
         [&](int) {
           try {
-            run_plan(plan, dir.string(), opt.simgrid_args);
+            run_plan(plan, dir.string(), opt.simgrid_args, label);
           } catch (const InputError& e) {
             std::cerr << "input error: " << e.what() << '\n';
             return 2;

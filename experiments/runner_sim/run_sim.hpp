@@ -16,6 +16,8 @@ namespace dts::exp {
 sim::SimJob sim_job(const Plan& plan);
 
 // Runs one plan in this process and writes config.resolved.json, metrics.csv and summary.json into `dir`.
-void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args);
+// `label` names it on the progress line (Progress::label).
+void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::string>& simgrid_args,
+              const std::string& label);
 
 }  // namespace dts::exp

@@ -78,6 +78,9 @@ TEST_CASE("dtsim run: --cfg=tracing:yes writes a Paje trace into each variant's 
     INFO(variant);
     REQUIRE_THAT(slurp(tmp / "out" / variant / "simgrid.trace"), Catch::Contains("PajeDefineContainerType"));
   }
+  // The progress line names the variant, k of n, and the wall time.
+  REQUIRE_THAT(r.err, Catch::Contains("[allreduce_sgd, 1 of 2] step 6/6  simulated ") &&
+                          Catch::Contains("[easgd_async, 2 of 2] step 6/6  simulated ") && Catch::Contains("  wall "));
   REQUIRE(!fs::exists(tmp / "simgrid.trace"));  // nothing in the current directory
 
   const auto refused =
