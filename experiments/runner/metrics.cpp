@@ -29,8 +29,6 @@ std::string Progress::label(const std::string& name, std::size_t index, std::siz
   return count > 1 ? name + ", " + std::to_string(index + 1) + " of " + std::to_string(count) : name;
 }
 
-namespace {
-// "14 s", "3.2 min", "1.5 h".
 std::string duration(double s) {
   char buf[32];
   if (s < 100) {
@@ -42,7 +40,6 @@ std::string duration(double s) {
   }
   return buf;
 }
-}  // namespace
 
 void Progress::step(std::int64_t step, double now_s, std::optional<float> loss) {
   step_ = std::max(step_, step);

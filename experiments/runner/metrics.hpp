@@ -40,6 +40,9 @@ class Evaluator {
 // The progress line of both backends on stderr, at most once a second on a terminal, every 10 s otherwise:
 //   [easgd_async, 2 of 3] step 120/468  simulated 61.2 s  loss 0.5127  test acc 0.8134  wall 14 s, ETA 41 s
 // ("wall" instead of "simulated" on MPI). The ETA assumes the remaining steps go as fast as the ones so far.
+// A wall-clock duration for people: "14 s", "3.2 min", "1.5 h".
+std::string duration(double s);
+
 class Progress {
  public:
   // `clock`: what now_s measures, "simulated" or "wall".

@@ -20,6 +20,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "experiments/runner/experiment.hpp"
+#include "experiments/runner/metrics.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner_sim/sim_input.hpp"
 #include "experiments/sweep/sweep_table.hpp"
@@ -130,16 +131,6 @@ std::unique_ptr<ChildProcess> start_point(const Sweep& sweep, const SweepPoint& 
       co);
 }
 
-std::string seconds(double s) {
-  char buf[32];
-  if (s < 120) {
-    std::snprintf(buf, sizeof buf, "%.0f s", s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f min", s / 60);
-  }
-  return buf;
-}
-
 // Runs `todo` with up to opt.jobs at once; returns the exit code of the first point that failed, or 0.
 int run_points(const Sweep& sweep, const std::vector<const SweepPoint*>& todo, const fs::path& dir,
                const SweepOptions& opt, std::size_t done_before) {
@@ -187,8 +178,8 @@ int run_points(const Sweep& sweep, const std::vector<const SweepPoint*>& todo, c
       const double eta = elapsed / static_cast<double>(finished) * static_cast<double>(total - finished);
       std::fprintf(stderr, "[sweep %s] %zu/%zu points done (%s %.1f s), %zu running, %s elapsed, ETA %s\n",
                    sweep.name.c_str(), done_before + finished, done_before + total, it->point->id.c_str(),
-                   since(it->start), running.size() - 1, seconds(elapsed).c_str(),
-                   finished == total ? "0 s" : seconds(eta).c_str());
+                   since(it->start), running.size() - 1, duration(elapsed).c_str(),
+                   finished == total ? "0 s" : duration(eta).c_str());
       it = running.erase(it);
     }
     if (!changed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
