@@ -16,7 +16,7 @@ class SimRequest final : public detail::RequestImpl {
   ~SimRequest() override { world_.cancel(*op_); }  // a pending receive must not write into a dead buffer
   bool test() override { return op_->done; }
   Status wait(double timeout_s) override {
-    TimeAccount* account = TimeAccount::active();
+    TimeAccount* account = world_.time_account();
     if (account != nullptr) account->wait_begin();
     const bool done = world_.wait_until(
         op_->owner, [this] { return op_->done; }, timeout_s);
@@ -33,16 +33,16 @@ class SimRequest final : public detail::RequestImpl {
 
 class SimActivity final : public Activity {
  public:
-  explicit SimActivity(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
+  SimActivity(sg4::ActorPtr actor, TimeAccount* account) : actor_(std::move(actor)), account_(account) {}
   void join() override {
-    TimeAccount* account = TimeAccount::active();
-    if (account != nullptr) account->join_begin();
+    if (account_ != nullptr) account_->join_begin();
     actor_->join();
-    if (account != nullptr) account->join_end(actor_->get_pid());
+    if (account_ != nullptr) account_->join_end(actor_->get_pid());
   }
 
  private:
   sg4::ActorPtr actor_;
+  TimeAccount* account_;
 };
 
 class SimMutex final : public Mutex {
@@ -77,7 +77,7 @@ Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
   DTS_ASSERT(std::any_of(reqs.begin(), reqs.end(), [](const Request& r) { return r.valid(); }),
              "wait_any on no valid request");
   std::size_t index = 0;
-  if (TimeAccount* account = TimeAccount::active()) account->wait_begin();  // ended by the wait(0) below
+  if (TimeAccount* account = world_.time_account()) account->wait_begin();  // ended by the wait(0) below
   world_.wait_until(
       rank_,
       [&] {
@@ -97,10 +97,11 @@ Comm::Completion SimComm::wait_any(std::span<Request> reqs) {
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
-  return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB, [parent, fn = std::move(fn)] {
-    const TimeAccount::ActorScope accounted(parent);
+  sg4::ActorPtr actor = start_actor(name, host_, kActivityStackKiB, [account = account_, parent, fn = std::move(fn)] {
+    const TimeAccount::ActorScope accounted(account, parent);
     fn();
-  }));
+  });
+  return std::make_unique<SimActivity>(std::move(actor), account_);
 }
 
 std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }

@@ -9,8 +9,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host)
-    : trainer_(setup.trainer, rank), real_(setup.trainer.real), device_(device), host_(host) {
+SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host,
+                       TimeAccount* account)
+    : trainer_(setup.trainer, rank), real_(setup.trainer.real), device_(device), host_(host), account_(account) {
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer_.cost(), setup.trainer.batch);
   const char* data_host = host_->get_property("dts_data_host");
   if (data_host != nullptr && trainer_.has_shard() && setup.trainer.train != nullptr) {
@@ -33,12 +34,12 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
   DTS_ASSERT(trainer_.has_shard(), "forward_backward on a rank without a data shard (a server)");
   DTS_ASSERT(params.count == num_params() && grads.count == num_params(), "forward_backward: wrong size");
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
-    const TimeAccount::Scope copying(TimeCategory::kCpuGpuData);
+    const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
   const float loss =
       real_ ? trainer_.forward_backward(params.data, grads.data) : std::numeric_limits<float>::quiet_NaN();
-  const TimeAccount::Scope computing(TimeCategory::kForwardBackward);
+  const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
   charge(step_time_s_);
   return loss;
 }
@@ -47,13 +48,13 @@ void SimCompute::optimizer_step(Slice params, ConstSlice grads) {
   if (real_) trainer_.optimizer_step(params.data, grads.data);
   const auto& opt = trainer_.optimizer();
   const auto n = static_cast<double>(params.count);
-  const TimeAccount::Scope updating(update_category(host_));
+  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(std::max(n * opt.flops_per_param() / device_.peak_flops, n * opt.bytes_per_param() / device_.mem_bw_Bps) /
          device_.efficiency);
 }
 
 void SimCompute::charge_elementwise(std::size_t n, int streams) {
-  const TimeAccount::Scope updating(update_category(host_));
+  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(device_.elementwise_time_s(static_cast<double>(n), streams));
 }
 

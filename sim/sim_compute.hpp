@@ -2,7 +2,8 @@
 // cost (an execute() of the equivalent flops on the rank's host, so host speed profiles slow it down), and
 // with real numerics also runs the rank's Trainer (kernels on its data shard). A device whose data lives in
 // its node's host memory (papers/easgd_hpc.md §5.6, T5: host property dts_data_host) first copies the
-// minibatch from the CPU over PCIe. Time goes to the TimeAccount's categories (F/B, data, update).
+// minibatch from the CPU over PCIe. Time goes to the categories of the simulation's TimeAccount (F/B, data,
+// update), if it has one.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,8 @@
 
 namespace dts::sim {
 
+class TimeAccount;  // sim/time_account.hpp
+
 // What all ranks of one run share (read-only).
 struct ModelSetup {
   model::TrainerSetup trainer;
@@ -24,7 +27,9 @@ struct ModelSetup {
 
 class SimCompute final : public Compute {
  public:
-  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host);
+  // `account`: the simulation's time account (null: not accounted).
+  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host,
+             TimeAccount* account);
   std::size_t num_params() const override { return trainer_.num_params(); }
   bool real() const override { return real_; }
   std::vector<model::ParamBlock> param_blocks() const override { return trainer_.param_blocks(); }
@@ -41,6 +46,7 @@ class SimCompute final : public Compute {
   bool real_;
   Device device_;
   simgrid::s4u::Host* host_;
+  TimeAccount* account_;
   double step_time_s_ = 0;
 };
 

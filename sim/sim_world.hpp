@@ -22,6 +22,7 @@
 namespace dts::sim {
 
 struct FlowTrace;  // sim/time_account.hpp
+class TimeAccount;
 
 // One posted operation; shared by its Request and, while pending, by the world.
 struct OpState {
@@ -39,7 +40,9 @@ struct OpState {
 
 class SimWorld {
  public:
-  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts);
+  // `time_account`: where the simulation's time goes (null: not accounted); outlives the world.
+  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts, TimeAccount* time_account = nullptr);
+  TimeAccount* time_account() const { return time_account_; }
   int size() const { return static_cast<int>(boxes_.size()); }
   simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
 
@@ -102,6 +105,7 @@ class SimWorld {
   static void complete_recv(OpState& op, const Message& msg);
 
   std::vector<Box> boxes_;
+  TimeAccount* time_account_;
   std::uint64_t messages_ = 0;
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();  // shared: messages may outlive the world
 };
