@@ -129,11 +129,11 @@ void CollectiveSim::pipeline_rest(const PlanCall& call, Instance& inst, const Ri
 }
 
 // Until my pipeline's end, the first `adds_s` of it accounted as updates (my additions after the sample).
-void CollectiveSim::pipeline_finish(const Member& me, double adds_s, sg4::Host* host) {
+void CollectiveSim::pipeline_finish(const Member& me, double adds_s, sg4::Host* host) const {
   const double rest = me.done_s - sg4::Engine::get_clock();
   if (rest <= 0) return;
   {
-    const TimeAccount::Scope updating(update_category(host));
+    const TimeAccount::Scope updating(world_.time_account(), update_category(host));
     sg4::this_actor::sleep_for(std::min(adds_s, rest));
   }
   sg4::this_actor::sleep_until(me.done_s);

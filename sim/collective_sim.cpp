@@ -88,7 +88,9 @@ std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const PlanCall& cal
 
 void CollectiveSim::run(const PlanCall& call) {
   DTS_ASSERT(call.plan != nullptr && call.group != nullptr, "collective without a plan or a group");
-  const TimeAccount::Scope accounted(collective_category(world_, call.self, *call.group));
+  TimeAccount* account = world_.time_account();
+  const TimeAccount::Scope accounted(
+      account, account != nullptr ? account->collective_category(world_, call.self, *call.group) : TimeCategory::kIdle);
   auto inst = join(call);
   if (const RingPipeline* ring = call.plan->ring_pipeline()) return pipeline(call, *inst, *ring);
   stages(call, *inst);
@@ -103,6 +105,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
   Member& me = inst.members[static_cast<std::size_t>(call.index)];
   me.data = call.data;
   const bool real = !call.data.data.empty();
+  TimeAccount* account = world_.time_account();
   std::vector<Flow*> mine;
   for (int s = 0, count = plan.stages(call.index); s < count; ++s) {
     const PlanStage st = plan.stage(call.index, s);
@@ -124,7 +127,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
       const Rank to = inst.members[static_cast<std::size_t>(flow->to)].rank;
       const std::uint64_t bytes = call.bytes(st.sends[i].chunk.count);
       world_.account(call.self, to, bytes, 1);
-      flow->trace = TimeAccount::trace_send(world_.host(call.self), world_.host(to));
+      if (account != nullptr) flow->trace = account->trace_send(world_.host(call.self), world_.host(to));
       auto carry = [this, self = call.self, flow, to, bytes, adds] {
         if (world_.host(self) != world_.host(to)) sg4::Comm::sendto(world_.host(self), world_.host(to), bytes);
         TimeAccount::arrived(flow->trace.get());
@@ -157,9 +160,9 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
         }
         return flow != nullptr && flow->delivered;
       };
-      TimeAccount::waiting();
+      if (account != nullptr) account->wait_begin();
       world_.wait_until(call.self, arrived, kForever);
-      TimeAccount::waited(flow->trace.get());
+      if (account != nullptr) account->wait_end(flow->trace.get());
       if (real) {
         const Slice into = call.data.sub(m.chunk.offset, m.chunk.count);
         const ConstSlice got(std::span<const float>(flow->payload), m.chunk.count);

@@ -18,7 +18,7 @@
 // chunk taken when its stage begins, applied by the receiver; a pipeline's steps are replayed in order by
 // the last member to arrive (nobody's part of a ring ends before every member arrived).
 // Counters: bytes and messages are those of the message version (what the collective represents). The time
-// account (time_account.hpp) is kept here: the collective's category, its flows and waits.
+// account (time_account.hpp, the world's) is kept here: the collective's category, its flows and waits.
 #pragma once
 
 #include <cstdint>
@@ -90,7 +90,7 @@ class CollectiveSim final : public CollectiveEngine {
   void pipeline_flows(const PlanCall& call, Instance& inst, const RingPipeline& ring, int upto);
   void pipeline_rest(const PlanCall& call, Instance& inst, const RingPipeline& ring, int done);
   void pipeline_sampled(const PlanCall& call, Instance& inst, const RingPipeline& ring);
-  static void pipeline_finish(const Member& me, double adds_s, simgrid::s4u::Host* host);
+  void pipeline_finish(const Member& me, double adds_s, simgrid::s4u::Host* host) const;
   // Every member's end, from step `first` on, as the message version's pipeline would run.
   static void pipeline_recurrence(Instance& inst, const RingPipeline& ring, std::size_t n, int first);
   // The latency of one message of `bytes` from a to b: route latency x the model's latency factor.

@@ -29,8 +29,8 @@ SimOutcome run_simulation(const SimJob& job) {
   sg4::Engine engine(&argc, argv.data());
 
   const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
-  SimWorld world(hosts);
   TimeAccount account;
+  SimWorld world(hosts, &account);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
   std::exception_ptr failure;
@@ -40,11 +40,11 @@ SimOutcome run_simulation(const SimJob& job) {
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
-      const TimeAccount::ActorScope accounted(r);
+      const TimeAccount::ActorScope accounted(&account, r);
       try {
         SimComm comm(world, r, collectives.get());
-        SimNode node(host);
-        auto compute = job.make_compute(r, host);
+        SimNode node(host, &account);
+        auto compute = job.make_compute(r, host, &account);
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
         job.main(ctx);

@@ -32,8 +32,9 @@ struct SimJob {
   Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
   RingSampling rings;                      // collective fidelity: how ring collectives are timed
   RankMain main;
-  // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests).
-  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*)> make_compute;
+  // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests),
+  // given the simulation's time account.
+  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*, TimeAccount*)> make_compute;
   // One recorder per rank; called inside the rank's actor.
   std::function<std::unique_ptr<Recorder>(Comm&)> make_recorder;
   std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine

@@ -16,7 +16,7 @@ class SimRequest final : public detail::RequestImpl {
   ~SimRequest() override { world_.cancel(*op_); }  // a pending receive must not write into a dead buffer
   bool test() override { return op_->done; }
   Status wait(double timeout_s) override {
-    TimeAccount* account = TimeAccount::active();
+    TimeAccount* account = world_.time_account();
     if (account != nullptr) account->wait_begin();
     const bool done = world_.wait_until(
         op_->owner, [this] { return op_->done; }, timeout_s);
@@ -33,16 +33,16 @@ class SimRequest final : public detail::RequestImpl {
 
 class SimActivity final : public Activity {
  public:
-  explicit SimActivity(sg4::ActorPtr actor) : actor_(std::move(actor)) {}
+  SimActivity(sg4::ActorPtr actor, TimeAccount* account) : actor_(std::move(actor)), account_(account) {}
   void join() override {
-    TimeAccount* account = TimeAccount::active();
-    if (account != nullptr) account->join_begin();
+    if (account_ != nullptr) account_->join_begin();
     actor_->join();
-    if (account != nullptr) account->join_end(actor_->get_pid());
+    if (account_ != nullptr) account_->join_end(actor_->get_pid());
   }
 
  private:
   sg4::ActorPtr actor_;
+  TimeAccount* account_;
 };
 
 class SimMutex final : public Mutex {
@@ -74,7 +74,7 @@ Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, cons
 }
 
 bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*operations*/, double timeout_s) {
-  TimeAccount* account = TimeAccount::active();
+  TimeAccount* account = world_.time_account();
   if (account != nullptr) account->wait_begin();  // ended by the completed request's wait()
   const bool done = world_.wait_until(rank_, ready, timeout_s);
   if (!done && account != nullptr) account->wait_end(nullptr);
@@ -83,14 +83,16 @@ bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*oper
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
-  return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB, [parent, fn = std::move(fn)] {
-    const TimeAccount::ActorScope accounted(parent);
-    try {
-      fn();
-    } catch (const RankGone&) {
-      // its rank failed: the activity ends here
-    }
-  }));
+  return std::make_unique<SimActivity>(
+      start_actor(name, host_, kActivityStackKiB, [account = account_, parent, fn = std::move(fn)] {
+        const TimeAccount::ActorScope accounted(account, parent);
+        try {
+          fn();
+        } catch (const RankGone&) {
+          // its rank failed: the activity ends here
+        }
+      }),
+      account_);
 }
 
 std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }

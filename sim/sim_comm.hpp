@@ -34,13 +34,15 @@ class SimComm final : public Comm {
 
 class SimNode final : public Node {
  public:
-  explicit SimNode(simgrid::s4u::Host* host) : host_(host) {}
+  // `account`: where the spawned activities' time goes and joins are recorded (null: not accounted).
+  explicit SimNode(simgrid::s4u::Host* host, TimeAccount* account = nullptr) : host_(host), account_(account) {}
   std::unique_ptr<Activity> spawn(const std::string& name, std::function<void()> fn) override;
   std::unique_ptr<Mutex> make_mutex() override;
   void sleep_for(double seconds) override;
 
  private:
   simgrid::s4u::Host* host_;
+  TimeAccount* account_;
 };
 
 }  // namespace dts::sim

@@ -7,8 +7,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host)
-    : TrainerCompute(setup.trainer, rank), device_(device), host_(host) {
+SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host,
+                       TimeAccount* account)
+    : TrainerCompute(setup.trainer, rank), device_(device), host_(host), account_(account) {
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
   const char* data_host = host_->get_property("dts_data_host");
   if (data_host != nullptr && trainer().has_shard() && setup.trainer.train != nullptr) {
@@ -24,11 +25,11 @@ void SimCompute::charge(double seconds) {
 
 float SimCompute::forward_backward(ConstSlice params, Slice grads) {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
-    const TimeAccount::Scope copying(TimeCategory::kCpuGpuData);
+    const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
   const float loss = train(params, grads);
-  const TimeAccount::Scope computing(TimeCategory::kForwardBackward);
+  const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
   charge(step_time_s_);
   return loss;
 }
@@ -37,13 +38,13 @@ void SimCompute::optimizer_step(Slice params, ConstSlice grads) {
   update(params, grads);
   const auto& opt = trainer().optimizer();
   const auto n = static_cast<double>(params.count);
-  const TimeAccount::Scope updating(update_category(host_));
+  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(std::max(n * opt.flops_per_param() / device_.peak_flops, n * opt.bytes_per_param() / device_.mem_bw_Bps) /
          device_.efficiency);
 }
 
 void SimCompute::charge_elementwise(std::size_t n, int streams) {
-  const TimeAccount::Scope updating(update_category(host_));
+  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(device_.elementwise_time_s(static_cast<double>(n), streams));
 }
 

@@ -2,7 +2,8 @@
 // cost (an execute() of the equivalent flops on the rank's host, so host speed profiles slow it down), and
 // with real numerics also runs the rank's Trainer (kernels on its data shard). A device whose data lives in
 // its node's host memory (papers/easgd_hpc.md §5.6, T5: host property dts_data_host) first copies the
-// minibatch from the CPU over PCIe. Time goes to the TimeAccount's categories (F/B, data, update).
+// minibatch from the CPU over PCIe. Time goes to the categories of the simulation's TimeAccount (F/B, data,
+// update), if it has one.
 #pragma once
 
 #include <optional>
@@ -14,6 +15,8 @@
 
 namespace dts::sim {
 
+class TimeAccount;  // sim/time_account.hpp
+
 // What all ranks of one run share (read-only).
 struct ModelSetup {
   model::TrainerSetup trainer;
@@ -22,7 +25,9 @@ struct ModelSetup {
 
 class SimCompute final : public TrainerCompute {
  public:
-  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host);
+  // `account`: the simulation's time account (null: not accounted).
+  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host,
+             TimeAccount* account);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
@@ -33,6 +38,7 @@ class SimCompute final : public TrainerCompute {
   double batch_bytes_ = 0;
   Device device_;
   simgrid::s4u::Host* host_;
+  TimeAccount* account_;
   double step_time_s_ = 0;
 };
 

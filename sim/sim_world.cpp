@@ -11,7 +11,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimWorld::SimWorld(std::vector<sg4::Host*> hosts) {
+SimWorld::SimWorld(std::vector<sg4::Host*> hosts, TimeAccount* time_account) : time_account_(time_account) {
   boxes_.reserve(hosts.size());
   for (sg4::Host* h : hosts) {
     Box& b = boxes_.emplace_back(static_cast<int>(hosts.size()));
@@ -60,7 +60,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   op->owner = src;
   sg4::Host* src_host = host(src);
   sg4::Host* dst_host = host(dst);
-  op->trace = msg->trace = TimeAccount::trace_send(src_host, dst_host);
+  op->trace = msg->trace = time_account_ != nullptr ? time_account_->trace_send(src_host, dst_host) : nullptr;
   // The courier carries the message over the modeled network, then hands it to the destination.
   start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);

@@ -21,6 +21,7 @@
 namespace dts::sim {
 
 struct FlowTrace;  // sim/time_account.hpp
+class TimeAccount;
 
 // One posted operation; shared by its Request and, while pending, by the world.
 struct OpState {
@@ -41,7 +42,9 @@ struct RankGone {};
 
 class SimWorld {
  public:
-  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts);
+  // `time_account`: where the simulation's time goes (null: not accounted); outlives the world.
+  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts, TimeAccount* time_account = nullptr);
+  TimeAccount* time_account() const { return time_account_; }
   int size() const { return static_cast<int>(boxes_.size()); }
   simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
 
@@ -111,6 +114,7 @@ class SimWorld {
   static void complete_failed(OpState& op, Rank failed);
 
   std::vector<Box> boxes_;
+  TimeAccount* time_account_;
   std::uint64_t messages_ = 0;
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();  // shared: messages may outlive the world
 };

@@ -15,8 +15,6 @@ namespace sg4 = simgrid::s4u;
 namespace dts::sim {
 namespace {
 
-TimeAccount* g_active = nullptr;
-
 std::size_t at(TimeCategory c) { return static_cast<std::size_t>(c); }
 double now() { return sg4::Engine::get_clock(); }
 
@@ -89,14 +87,13 @@ TimeCategory transfer_category(const sg4::Host* a, const sg4::Host* b) {
   return is_cpu(a) || is_cpu(b) ? TimeCategory::kCpuGpuParameter : TimeCategory::kGpuGpuParameter;
 }
 
-TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group) {
+TimeCategory TimeAccount::collective_category(const SimWorld& world, Rank caller, const Group& group) {
   const sg4::Host* self = world.host(caller);
   if (group.size() == 2) {  // a pair (a gossip step, partners changing every time): not worth caching
     return transfer_category(self, world.host(group.world_rank(group.world_rank(0) == caller ? 1 : 0)));
   }
-  if (g_active == nullptr) return TimeCategory::kIdle;  // not accounted
   const auto [it, fresh] =
-      g_active->collective_categories_.try_emplace({caller, group.hash()}, TimeCategory::kGpuGpuParameter);
+      collective_categories_.try_emplace({caller, group.hash()}, TimeCategory::kGpuGpuParameter);
   if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node, the widest
     for (const Rank r : group.members()) {
       it->second = std::max(it->second, transfer_category(self, world.host(r)));
@@ -109,15 +106,6 @@ TimeCategory collective_category(const SimWorld& world, Rank caller, const Group
 TimeCategory update_category(const sg4::Host* host) {
   return is_cpu(host) ? TimeCategory::kCpuUpdate : TimeCategory::kGpuUpdate;
 }
-
-TimeAccount::TimeAccount() {
-  DTS_ASSERT(g_active == nullptr, "one TimeAccount per simulation");
-  g_active = this;
-}
-
-TimeAccount::~TimeAccount() { g_active = nullptr; }
-
-TimeAccount* TimeAccount::active() { return g_active; }
 
 TimeAccount::State* TimeAccount::find(long pid) {
   const auto it = index_.find(pid);
@@ -146,53 +134,53 @@ void TimeAccount::flush(State& s, double now_s) {
   if (!s.blocked) s.since_s = now_s;
 }
 
-TimeAccount::ActorScope::ActorScope(Rank rank) {
-  if (g_active == nullptr) return;
+TimeAccount::ActorScope::ActorScope(TimeAccount* account, Rank rank) : account_(account) {
+  if (account_ == nullptr) return;
   State s;
   s.times.rank = rank;
   s.times.main = true;
-  g_active->register_actor(std::move(s));
+  account_->register_actor(std::move(s));
 }
 
-TimeAccount::ActorScope::ActorScope(SpawnedBy parent) {
-  if (g_active == nullptr) return;
-  State* p = g_active->find(parent.parent_pid);
+TimeAccount::ActorScope::ActorScope(TimeAccount* account, SpawnedBy parent) : account_(account) {
+  if (account_ == nullptr) return;
+  State* p = account_->find(parent.parent_pid);
   if (p == nullptr) return;
   flush(*p, now());
   State s;
   s.times.rank = p->times.rank;
   s.times.path = p->times.path;  // the activity's path starts where its parent's is
-  g_active->register_actor(std::move(s));
+  account_->register_actor(std::move(s));
 }
 
 TimeAccount::ActorScope::~ActorScope() {
-  if (g_active == nullptr) return;
-  State* s = g_active->self();
+  if (account_ == nullptr) return;
+  State* s = account_->self();
   if (s == nullptr) return;
   s->blocked = false;  // a killed actor may end inside a wait
   flush(*s, now());
   s->times.end_s = now();
 }
 
-TimeAccount::Scope::Scope(TimeCategory c) {
-  State* s = g_active != nullptr ? g_active->self() : nullptr;
+TimeAccount::Scope::Scope(TimeAccount* account, TimeCategory c) {
+  State* s = account != nullptr ? account->self() : nullptr;
   if (s == nullptr) return;
-  on_ = true;
+  account_ = account;
   flush(*s, now());
   before_ = s->current;
   s->current = c;
 }
 
 TimeAccount::Scope::~Scope() {
-  if (!on_ || g_active == nullptr) return;
-  State* s = g_active->self();
+  if (account_ == nullptr) return;
+  State* s = account_->self();
   if (s == nullptr) return;
   flush(*s, now());
   s->current = before_;
 }
 
 std::shared_ptr<FlowTrace> TimeAccount::trace_send(const sg4::Host* src, const sg4::Host* dst) {
-  State* s = g_active != nullptr ? g_active->self() : nullptr;
+  State* s = self();
   if (s == nullptr) return nullptr;
   flush(*s, now());
   auto t = std::make_shared<FlowTrace>();
@@ -238,14 +226,6 @@ void TimeAccount::wait_end(const FlowTrace* done) {
   } else {
     s->times.path[at(TimeCategory::kIdle)] += t1 - t0;
   }
-}
-
-void TimeAccount::waiting() {
-  if (g_active != nullptr) g_active->wait_begin();
-}
-
-void TimeAccount::waited(const FlowTrace* done) {
-  if (g_active != nullptr) g_active->wait_end(done);
 }
 
 void TimeAccount::join_begin() { wait_begin(); }

@@ -1,6 +1,9 @@
 // Where simulated time goes (papers/easgd_hpc.md §11, the time breakdown): every actor of a rank (its main
-// actor and the activities it spawns) accumulates its simulated time by category, from hooks in the sim/
-// code that blocks it: compute (SimCompute), waits on messages (SimComm), flows of the collective fidelity.
+// actor and the activities it spawns) accumulates its simulated time by category, recorded by the sim/ code
+// that blocks it: compute (SimCompute), messages and waits on them (SimWorld, SimComm), the activities a
+// rank spawns and joins (SimNode), flows of the collective fidelity (CollectiveSim). The simulation owns
+// one TimeAccount (run_simulation) and hands it to those parts; each reaches it through what it holds (a
+// null account: nothing is recorded).
 // A transfer is classified by its endpoints' hosts (properties dts_role, dts_node set by build_platform).
 // Two accounts per actor:
 //   own   what the actor itself was blocked in; a wait counts as communication only while the awaited
@@ -49,10 +52,7 @@ double total_s(const TimeVector& v);
 TimeCategory transfer_category(const simgrid::s4u::Host* a, const simgrid::s4u::Host* b);
 // An update on `host`: kCpuUpdate on a CPU host, kGpuUpdate otherwise.
 TimeCategory update_category(const simgrid::s4u::Host* host);
-// A collective run as aggregated flows (collective fidelity): the widest transfer between the caller's
-// host and the other members' (inter-node, then CPU-GPU, then GPU-GPU).
 class SimWorld;
-TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group);
 
 // One message in flight: the sender's path when it was sent, and its wire time.
 struct FlowTrace {
@@ -71,52 +71,55 @@ struct ActorTimes {
 
 class TimeAccount {
  public:
-  // The account of this process's simulation; hooks find it through active(). One at a time.
-  TimeAccount();
-  ~TimeAccount();
+  TimeAccount() = default;
   TimeAccount(const TimeAccount&) = delete;
   TimeAccount& operator=(const TimeAccount&) = delete;
-  static TimeAccount* active();
 
-  // Registers the calling actor for its lifetime: a rank's main actor, or an activity spawned by the
-  // (registered) actor `parent_pid`, which inherits its rank and path. Unregistered actors are ignored.
+  // Registers the calling actor for its lifetime in `account` (null: none): a rank's main actor, or an
+  // activity spawned by the (registered) actor `parent_pid`, which inherits its rank and path. Unregistered
+  // actors are ignored.
   struct SpawnedBy {
     long parent_pid = -1;
   };
   class ActorScope {
    public:
-    explicit ActorScope(Rank rank);
-    explicit ActorScope(SpawnedBy parent);
+    ActorScope(TimeAccount* account, Rank rank);
+    ActorScope(TimeAccount* account, SpawnedBy parent);
     ~ActorScope();
     ActorScope(const ActorScope&) = delete;
     ActorScope& operator=(const ActorScope&) = delete;
+
+   private:
+    TimeAccount* account_;
   };
-  // The calling actor is in category `c` until the scope ends (then back to what it was).
+  // The calling actor is in category `c` until the scope ends (then back to what it was); nothing if
+  // `account` is null.
   class Scope {
    public:
-    explicit Scope(TimeCategory c);
+    Scope(TimeAccount* account, TimeCategory c);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
-    bool on_ = false;
+    TimeAccount* account_ = nullptr;  // null: off (no account, or an unregistered actor)
     TimeCategory before_ = TimeCategory::kIdle;
   };
 
-  // A message sent by the calling actor from `src` to `dst`; null when no account is active.
-  static std::shared_ptr<FlowTrace> trace_send(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
-  static void arrived(FlowTrace* trace);
+  // A message sent by the calling actor from `src` to `dst`; null when the actor is not registered.
+  std::shared_ptr<FlowTrace> trace_send(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  static void arrived(FlowTrace* trace);  // null: not traced
   // The calling actor blocks on an operation; `done` is the trace of the message that completed it (or null).
   // Nested begins (wait_any, then the completed request's own wait) count from the outermost.
   void wait_begin();
   void wait_end(const FlowTrace* done);
-  // The same, when an account may not be active (the collective fidelity's waits on its members' flows).
-  static void waiting();
-  static void waited(const FlowTrace* done);
   // The calling actor joins a spawned activity.
   void join_begin();
   void join_end(long child_pid);
+
+  // A collective run as aggregated flows (collective fidelity): the widest transfer between the caller's
+  // host and the other members' (inter-node, then CPU-GPU, then GPU-GPU). Cached per caller and group.
+  TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group);
 
   // Every registered actor, in registration order (deterministic), flushed to `now_s` if still running.
   std::vector<ActorTimes> actors(double now_s) const;
@@ -140,7 +143,6 @@ class TimeAccount {
   static void add_own(State& s, TimeCategory c, double begin_s, double end_s);
   void register_actor(State s);
 
-  friend TimeCategory collective_category(const SimWorld& world, Rank caller, const Group& group);
   std::unordered_map<long, std::size_t> index_;                                   // pid -> states_
   std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
   std::deque<State> states_;                                                      // stable addresses

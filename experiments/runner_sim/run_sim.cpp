@@ -32,8 +32,9 @@ sim::SimJob sim_job(const Plan& plan) {
   job.fidelity = in.fidelity;
   job.rings = in.rings;
   job.main = plan.main;
-  job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(in.platform, host), host);
+  job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host,
+                                  sim::TimeAccount* account) -> std::unique_ptr<Compute> {
+    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(in.platform, host), host, account);
   };
   return job;
 }

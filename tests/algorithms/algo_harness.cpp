@@ -52,7 +52,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};
     const int first_worker = job.ranks - job.workers;
-    job.make_compute = [&](Rank r, simgrid::s4u::Host*) -> std::unique_ptr<Compute> {
+    job.make_compute = [&](Rank r, simgrid::s4u::Host*, sim::TimeAccount*) -> std::unique_ptr<Compute> {
       return std::make_unique<QuadraticCompute>(run.problem, r - first_worker, [](double s) {
         if (s > 0) simgrid::s4u::this_actor::sleep_for(s);
       });

@@ -77,8 +77,9 @@ json run_algorithm(const std::string& algorithm, json config, std::int64_t steps
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};
-    job.make_compute = [&](dts::Rank r, sg4::Host* host) -> std::unique_ptr<dts::Compute> {
-      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host);
+    job.make_compute = [&](dts::Rank r, sg4::Host* host, dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
+      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
+                                                    account);
     };
     job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> { return std::make_unique<NullRecorder>(); };
     const auto outcome = dts::sim::run_simulation(job);
@@ -111,12 +112,12 @@ TEST_CASE("sim::TimeAccount: a transfer is CPU-GPU or GPU-GPU by its endpoints, 
     char* argv[] = {arg0, arg1, nullptr};
     sg4::Engine engine(&argc, argv);
     const auto hosts = dts::sim::build_platform(node_platform(), 3, 2);
-    dts::sim::SimWorld world(hosts);
     dts::sim::TimeAccount account;
+    dts::sim::SimWorld world(hosts, &account);
     const dts::SendOptions opts{static_cast<std::uint64_t>(S)};
     for (int r = 0; r < 3; ++r) {
       sg4::Actor::create("rank", hosts[static_cast<std::size_t>(r)], [&, r] {
-        const dts::sim::TimeAccount::ActorScope accounted(r);
+        const dts::sim::TimeAccount::ActorScope accounted(&account, r);
         dts::sim::SimComm comm(world, r);
         dts::Vec none(0, true);
         if (r == 0) comm.isend(1, 7, none, opts).wait_ok();
@@ -146,6 +147,63 @@ TEST_CASE("sim::TimeAccount: a transfer is CPU-GPU or GPU-GPU by its endpoints, 
   CHECK(path2[at(TimeCategory::kCpuGpuParameter)] == Approx(t).epsilon(1e-9));
   CHECK(path2[at(TimeCategory::kGpuGpuParameter)] == Approx(t).epsilon(1e-9));
   CHECK(path2[at(TimeCategory::kIdle)] == Approx(0).margin(1e-12));
+}
+
+TEST_CASE("sim::TimeAccount: each world records into the account it was given, none into a world without", "[sim]") {
+  /* In details:
+   *   o one engine, three worlds on the same hosts: A and B with an account each, C with none
+   *   o in A rank 0 (CPU) sends to rank 1 (device 0); in B rank 2 (device 1) sends to rank 1; in C rank 0
+   *     sends to rank 2; the actors of C are registered in A, but C's messages are not accounted
+   * Expectations
+   *   o A holds ranks 0, 1 and C's actors: CPU-GPU parameter time only, none of it GPU-GPU; C's receiver
+   *     (rank 2) only idle time
+   *   o B holds ranks 1 and 2: GPU-GPU parameter time only
+   */
+  const json out = dts::test::run_isolated([&] {
+    int argc = 2;
+    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
+    char* argv[] = {arg0, arg1, nullptr};
+    sg4::Engine engine(&argc, argv);
+    const auto hosts = dts::sim::build_platform(node_platform(), 3, 2);
+    dts::sim::TimeAccount account_a, account_b;
+    dts::sim::SimWorld world_a(hosts, &account_a), world_b(hosts, &account_b), world_c(hosts);
+    const dts::SendOptions opts{12'000'000};
+    auto pair = [&](dts::sim::SimWorld& world, dts::sim::TimeAccount* account, dts::Rank from, dts::Rank to) {
+      for (const dts::Rank r : {from, to}) {
+        sg4::Actor::create("rank", hosts[static_cast<std::size_t>(r)], [&, account, from, to, r] {
+          const dts::sim::TimeAccount::ActorScope accounted(account, r);
+          dts::sim::SimComm comm(world, r);
+          dts::Vec none(0, true);
+          if (r == from) comm.isend(to, 7, none, opts).wait_ok();
+          if (r == to) comm.recv(from, 7, none);
+        });
+      }
+    };
+    pair(world_a, &account_a, 0, 1);
+    pair(world_b, &account_b, 2, 1);
+    pair(world_c, &account_a, 0, 2);
+    engine.run();
+    const double now = sg4::Engine::get_clock();
+    return json{{"a", to_json(account_a.actors(now))}, {"b", to_json(account_b.actors(now))}};
+  });
+  REQUIRE_FALSE(out.contains("error"));
+  auto sum = [&](const char* account, TimeCategory c) {
+    double s = 0;
+    for (const json& a : out[account]) s += a["own"].get<std::vector<double>>()[at(c)];
+    return s;
+  };
+  CHECK(out["a"].size() == 4);
+  CHECK(out["b"].size() == 2);
+  CHECK(sum("a", TimeCategory::kCpuGpuParameter) > 0);
+  CHECK(sum("a", TimeCategory::kGpuGpuParameter) == 0);
+  CHECK(sum("b", TimeCategory::kGpuGpuParameter) > 0);
+  CHECK(sum("b", TimeCategory::kCpuGpuParameter) == 0);
+  for (const json& a : out["a"]) {  // C's receiver: its wait was not recorded, so all of its time is idle
+    if (a["rank"] != 2) continue;
+    const auto own = a["own"].get<std::vector<double>>();
+    CHECK(own[at(TimeCategory::kCpuGpuParameter)] == 0);
+    CHECK(own[at(TimeCategory::kIdle)] > 0);
+  }
 }
 
 TEST_CASE("sim::TimeAccount: every actor's categories add up to its elapsed time", "[sim]") {
