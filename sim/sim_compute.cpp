@@ -7,8 +7,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host,
-                       TimeAccount* account)
+SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host, TimeAccount* account)
     : TrainerCompute(setup.trainer, rank), device_(device), host_(host), account_(account) {
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
   const char* data_host = host_->get_property("dts_data_host");

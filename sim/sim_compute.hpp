@@ -26,8 +26,7 @@ struct ModelSetup {
 class SimCompute final : public TrainerCompute {
  public:
   // `account`: the simulation's time account (null: not accounted).
-  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host,
-             TimeAccount* account);
+  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host, TimeAccount* account);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;

@@ -92,8 +92,7 @@ TimeCategory TimeAccount::collective_category(const SimWorld& world, Rank caller
   if (group.size() == 2) {  // a pair (a gossip step, partners changing every time): not worth caching
     return transfer_category(self, world.host(group.world_rank(group.world_rank(0) == caller ? 1 : 0)));
   }
-  const auto [it, fresh] =
-      collective_categories_.try_emplace({caller, group.hash()}, TimeCategory::kGpuGpuParameter);
+  const auto [it, fresh] = collective_categories_.try_emplace({caller, group.hash()}, TimeCategory::kGpuGpuParameter);
   if (fresh) {  // enum order: GPU-GPU < CPU-GPU < inter-node, the widest
     for (const Rank r : group.members()) {
       it->second = std::max(it->second, transfer_category(self, world.host(r)));

@@ -77,7 +77,8 @@ json run_algorithm(const std::string& algorithm, json config, std::int64_t steps
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};
-    job.make_compute = [&](dts::Rank r, sg4::Host* host, dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
+    job.make_compute = [&](dts::Rank r, sg4::Host* host,
+                           dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
       return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
                                                     account);
     };
