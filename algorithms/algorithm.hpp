@@ -35,6 +35,8 @@ struct AlgorithmSpec {
   // every rank runs. Keys common to all algorithms (name, workers, batch_size, optimizer) are read by the
   // runner before.
   std::function<RankMain(ConfigReader& reader, int workers)> configure;
+  // Whether ranks may join and leave during the run (a scenario's joins and leaves; README "Scenarios").
+  bool membership = false;
 };
 
 // Throws ConfigError naming `where` on an unknown name.

@@ -39,7 +39,7 @@ void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
   for (int running = ctx.workers; running > 0;) {
     if (!rx[kGrad].valid()) rx[kGrad] = ex.irecv_first(ctx.comm, workers, kTagGrad, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
-    DTS_ASSERT(got.status == Status::kOk, "async_sgd master: receive failed");
+    require_ok(got.status, got.source, "async_sgd master");
     if (got.index == kDone) {
       if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
       continue;

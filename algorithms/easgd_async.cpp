@@ -59,7 +59,7 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
       if (running > 0) post(got.index);
       continue;
     }
-    DTS_ASSERT(got.status == Status::kOk, "easgd center: receive failed");
+    require_ok(got.status, got.source, "easgd center");
     if (got.index == kDone) {
       finished[static_cast<std::size_t>(got.source)] = 1;
       if (--running > 0) post(kDone);

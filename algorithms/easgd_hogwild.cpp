@@ -43,7 +43,7 @@ void hogwild_server(Context& ctx, const ParamExchange& ex, float alpha, Rank i, 
   while (true) {
     rx[kWeights] = ex.irecv_first(ctx.comm, from, kTagWeights, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. W^i arrives (or i is done)
-    DTS_ASSERT(got.status == Status::kOk, "easgd_hogwild server: receive failed");
+    require_ok(got.status, got.source, "easgd_hogwild server");
     if (got.index == kDone) break;
     ex.irecv_rest(ctx.comm, i, kTagWeights, incoming).wait_ok();
     rules::copy(snapshot, center);                                   // 2. read W~ unlocked: a snapshot

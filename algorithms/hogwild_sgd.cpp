@@ -35,7 +35,7 @@ void hogwild_sgd_server(Context& ctx, const ParamExchange& ex, Rank i, Vec& para
   while (true) {
     rx[kGrad] = ex.irecv_first(ctx.comm, from, kTagGrad, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. dW_i arrives (or worker i is done)
-    DTS_ASSERT(got.status == Status::kOk, "hogwild_sgd server: receive failed");
+    require_ok(got.status, got.source, "hogwild_sgd server");
     if (got.index == kDone) break;
     ex.irecv_rest(ctx.comm, i, kTagGrad, incoming).wait_ok();
     ctx.compute.optimizer_step(params, incoming);                   // 2. W <- W - eta dW_i, no lock

@@ -99,6 +99,15 @@ ConfigReader ConfigReader::child(const std::string& key) {
   return ConfigReader(has(key) ? at(key) : kEmpty, file_, path_ + "/" + key);
 }
 
+std::vector<ConfigReader> ConfigReader::items(const std::string& key) {
+  std::vector<ConfigReader> out;
+  if (!has(key)) return out;
+  const nlohmann::json& v = at(key);
+  if (!v.is_array()) fail(key, "expected an array of objects");
+  for (std::size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], file_, path_ + "/" + key + "/" + std::to_string(i));
+  return out;
+}
+
 const nlohmann::json& ConfigReader::raw(const std::string& key) { return at(key); }
 
 void ConfigReader::finish() const {

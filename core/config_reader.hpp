@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
@@ -31,6 +32,9 @@ class ConfigReader {
   std::string require_string(const std::string& key);
   // A nested object (it must be an object if present; an absent key reads as {}).
   ConfigReader child(const std::string& key);
+  // An array of objects (absent: empty), one reader each; the caller reads and finishes each, and may record
+  // their resolved() values under resolved()[key].
+  std::vector<ConfigReader> items(const std::string& key);
   // Marks a key as read without interpreting it (the caller handles it) and returns its raw value.
   const nlohmann::json& raw(const std::string& key);
   // Throws for every key that was never read. Call once all keys are read.

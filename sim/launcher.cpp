@@ -3,10 +3,13 @@
 #include "sim/launcher.hpp"
 
 #include <exception>
+#include <iomanip>
+#include <sstream>
 
 #include <simgrid/version.h>
 
 #include "sim/actor_stack.hpp"
+#include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -51,23 +54,22 @@ SimOutcome run_simulation(const SimJob& job) {
       } catch (const RankGone&) {
         // this rank failed (job.failures): it ends here
       } catch (const simgrid::ForcefulKillException&) {
-        throw;  // SimGrid unwinds killed actors with this; it must pass through
+        throw;                         // SimGrid unwinds killed actors with this; it must pass through
+      } catch (const PeerFailed& e) {  // where and when the run stops
+        if (!failure) {
+          std::ostringstream what;
+          what << "the run stopped at simulated time " << std::setprecision(9) << sg4::Engine::get_clock()
+               << " s: rank " << r << ": " << e.what();
+          failure = std::make_exception_ptr(CommError(what.str()));
+        }
+        sg4::Actor::kill_all();
       } catch (...) {
         if (!failure) failure = std::current_exception();
         sg4::Actor::kill_all();
       }
     });
   }
-  for (const RankFailure& f : job.failures) {
-    DTS_ASSERT(f.rank >= 0 && f.rank < job.ranks, "failure of a rank outside the job");
-    // A daemon: it must not keep the simulation going once the ranks are done.
-    start_actor("fail-" + std::to_string(f.rank), hosts[static_cast<std::size_t>(f.rank)], kCourierStackKiB,
-                [&world, f] {
-                  sg4::this_actor::sleep_until(f.at_s);
-                  world.fail(f.rank);
-                })
-        ->daemonize();
-  }
+  start_scenario(job.scenario, world, hosts);
   engine.run();
   if (failure) std::rethrow_exception(failure);
   if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");

@@ -10,19 +10,12 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/api/scenario.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 #include "sim/time_account.hpp"
 
 namespace dts::sim {
-
-// Rank `rank` fails at simulated time at_s: the world marks it failed (SimWorld::fail), so that its peers'
-// operations with it end in kPeerFailed, and its actors end at their next call into the world, as if it
-// had crashed at at_s (nothing it sends from then on is delivered).
-struct RankFailure {
-  Rank rank = -1;
-  double at_s = 0;
-};
 
 struct SimJob {
   PlatformSpec platform;
@@ -38,7 +31,8 @@ struct SimJob {
   // One recorder per rank; called inside the rank's actor.
   std::function<std::unique_ptr<Recorder>(Comm&)> make_recorder;
   std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine
-  std::vector<RankFailure> failures;
+  // Failures and link changes played by the simulation; stragglers and jitter are the Computes' (SimCompute's).
+  Scenario scenario;
 };
 
 struct SimOutcome {

@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/launcher.hpp"
+#include "sim/scenario_sim.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -197,7 +198,8 @@ void check_simgrid_args(const std::vector<std::string>& simgrid_args) {
   throw InputError(echo(simgrid_args[bad]), "SimGrid refuses it: " + complaint(o));
 }
 
-void check_platform(const PlatformSpec& spec, int ranks, int workers, const std::vector<std::string>& simgrid_args) {
+void check_platform(const PlatformSpec& spec, int ranks, int workers, const std::vector<std::string>& simgrid_args,
+                    const Scenario& scenario) {
   const Outcome o = in_child([&](const StepHook& step) {
     step("args");
     sg4::Engine* engine = make_engine(simgrid_args);
@@ -205,6 +207,7 @@ void check_platform(const PlatformSpec& spec, int ranks, int workers, const std:
     check_resources(spec);
     step("seal");
     engine->seal_platform();
+    scenario_links(scenario, hosts);
     // SimGrid reads some options only at the first message (smpi/bw-factor): one byte from the first rank's
     // host to the last's.
     step("run");

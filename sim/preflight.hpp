@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/api/scenario.hpp"
 #include "sim/platform.hpp"
 
 namespace dts::sim {
@@ -16,7 +17,9 @@ namespace dts::sim {
 void check_simgrid_args(const std::vector<std::string>& simgrid_args);
 
 // Throws InputError naming the platform setting that SimGrid refuses ("exp.json:/platform/simgrid_config/..",
-// "../xml"), or the platform's own InputError (too few hosts for `ranks`). Writes nothing: tracing is off.
-void check_platform(const PlatformSpec& spec, int ranks, int workers, const std::vector<std::string>& simgrid_args);
+// "../xml"), or the platform's own InputError (too few hosts for `ranks`), or a scenario's link that the
+// platform does not have (sim/scenario_sim.hpp). Writes nothing: tracing is off.
+void check_platform(const PlatformSpec& spec, int ranks, int workers, const std::vector<std::string>& simgrid_args,
+                    const Scenario& scenario = {});
 
 }  // namespace dts::sim

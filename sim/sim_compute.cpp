@@ -8,7 +8,12 @@ namespace sg4 = simgrid::s4u;
 namespace dts::sim {
 
 SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host, TimeAccount* account)
-    : TrainerCompute(setup.trainer, rank), device_(device), host_(host), account_(account) {
+    : TrainerCompute(setup.trainer, rank),
+      device_(device),
+      host_(host),
+      account_(account),
+      scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
+      rank_(rank) {
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
   const char* data_host = host_->get_property("dts_data_host");
   if (data_host != nullptr && trainer().has_shard() && setup.trainer.train != nullptr) {
@@ -19,6 +24,7 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device,
 }
 
 void SimCompute::charge(double seconds) {
+  if (scenario_ != nullptr) seconds = scenario_->stretch(rank_, steps_, sg4::Engine::get_clock(), seconds);
   if (seconds > 0) sg4::this_actor::execute(seconds * host_->get_speed());
 }
 
@@ -30,6 +36,7 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
   const float loss = train(params, grads);
   const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
   charge(step_time_s_);
+  ++steps_;
   return loss;
 }
 

@@ -2,14 +2,16 @@
 // cost (an execute() of the equivalent flops on the rank's host, so host speed profiles slow it down), and
 // with real numerics also runs the rank's Trainer (kernels on its data shard). A device whose data lives in
 // its node's host memory (papers/easgd_hpc.md §5.6, T5: host property dts_data_host) first copies the
-// minibatch from the CPU over PCIe. Time goes to the categories of the simulation's TimeAccount (F/B, data,
-// update), if it has one.
+// minibatch from the CPU over PCIe. A scenario's stragglers and jitter stretch every charge of the ranks they
+// name (Scenario::stretch, with the rank's count of forward-backward passes as its step). Time goes to the categories
+// of the simulation's TimeAccount (F/B, data, update), if it has one.
 #pragma once
 
 #include <optional>
 
 #include <simgrid/s4u.hpp>
 
+#include "algorithms/api/scenario.hpp"
 #include "algorithms/api/trainer_compute.hpp"
 #include "sim/device.hpp"
 
@@ -21,6 +23,7 @@ class TimeAccount;  // sim/time_account.hpp
 struct ModelSetup {
   model::TrainerSetup trainer;
   std::optional<double> step_time_s;  // calibrated forward+backward time, replacing the roofline
+  Scenario scenario;                  // stragglers and jitter
 };
 
 class SimCompute final : public TrainerCompute {
@@ -39,6 +42,9 @@ class SimCompute final : public TrainerCompute {
   simgrid::s4u::Host* host_;
   TimeAccount* account_;
   double step_time_s_ = 0;
+  const Scenario* scenario_ = nullptr;  // null: this rank is never slowed
+  Rank rank_;
+  std::int64_t steps_ = 0;  // forward-backward passes so far
 };
 
 }  // namespace dts::sim

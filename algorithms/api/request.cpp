@@ -21,9 +21,18 @@ const char* to_string(Status s) {
   return "?";
 }
 
+PeerFailed::PeerFailed(Rank peer, const std::string& who)
+    : CommError(who + (who.empty() ? "" : ": ") + "peer rank " + std::to_string(peer) + " failed"), peer_(peer) {}
+
+void require_ok(Status s, Rank peer, const std::string& who) {
+  if (s == Status::kOk) return;
+  if (s == Status::kPeerFailed) throw PeerFailed(peer, who);
+  throw CommError(who + (who.empty() ? "" : ": ") + "request failed: " + to_string(s));
+}
+
 void Request::wait_ok() {
   const Status s = wait();
-  if (s != Status::kOk) throw CommError(std::string("request failed: ") + to_string(s));
+  require_ok(s, s == Status::kPeerFailed ? source() : -1, "");
 }
 
 }  // namespace dts

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
+
+#include "core/errors.hpp"
 
 namespace dts {
 
@@ -17,6 +20,20 @@ inline constexpr double kForever = std::numeric_limits<double>::infinity();
 
 enum class Status : std::uint8_t { kOk, kTimeout, kPeerFailed, kCancelled };
 const char* to_string(Status s);
+
+// What an algorithm that cannot go on without a failed peer throws ("peer rank 3 failed").
+class PeerFailed : public CommError {
+ public:
+  PeerFailed(Rank peer, const std::string& who);
+  Rank peer() const { return peer_; }
+
+ private:
+  Rank peer_;
+};
+
+// Throws unless `s` is kOk: PeerFailed naming `peer` for kPeerFailed, else CommError; `who` ("async_sgd
+// master") starts the message.
+void require_ok(Status s, Rank peer, const std::string& who);
 
 namespace detail {
 // What a backend implements behind a Request.

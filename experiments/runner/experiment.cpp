@@ -7,6 +7,7 @@
 #include "core/config_reader.hpp"
 #include "experiments/runner/datasets.hpp"
 #include "experiments/runner/result_dir.hpp"
+#include "experiments/runner/scenario_reader.hpp"
 #include "kernels/model/zoo_modeled.hpp"
 
 namespace fs = std::filesystem;
@@ -122,6 +123,13 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
                              std::to_string(p.batch));
   }
 
+  nlohmann::json scenario_resolved;
+  if (root.has("scenario")) {
+    p.scenario = read_scenario(root, base_dir, {p.ranks, p.workers, p.seed, &spec}, scenario_resolved);
+  } else {
+    p.scenario = std::make_shared<const Scenario>();
+  }
+
   ConfigReader r = root.child("run");
   const bool by_steps = r.has("steps"), by_epochs = r.has("epochs");
   if (by_steps == by_epochs) r.fail("steps", "give exactly one of steps and epochs");
@@ -149,6 +157,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.resolved["algorithm"]["name"] = p.algorithm;
   p.resolved["algorithm"]["ranks"] = p.ranks;
   p.resolved["algorithm"]["optimizer"] = optimizer_json(p.optimizer);
+  if (!scenario_resolved.is_null()) p.resolved["scenario"] = scenario_resolved;
   p.resolved["run"] = r.resolved();
   p.resolved["run"]["steps"] = p.steps;
   p.resolved["run"]["steps_per_epoch"] = steps_per_epoch;

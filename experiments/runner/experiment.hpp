@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/api/scenario.hpp"
 #include "experiments/runner/simulator_input.hpp"
 #include "kernels/data/dataset.hpp"
 #include "kernels/model/optimizer.hpp"
@@ -42,7 +43,8 @@ struct Plan {
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
   std::shared_ptr<const DataSets> data;
-  nlohmann::json resolved;  // config.resolved.json
+  std::shared_ptr<const Scenario> scenario;  // never null; empty without a scenario section
+  nlohmann::json resolved;                   // config.resolved.json
 };
 
 // `file` is only used for messages and to resolve relative paths (its directory). `simulator` reads the

@@ -24,6 +24,7 @@ sim::SimJob sim_job(const Plan& plan) {
   auto setup = std::make_shared<sim::ModelSetup>();
   setup->trainer = trainer_setup(plan);
   setup->step_time_s = plan.step_time_s;
+  setup->scenario = *plan.scenario;
   sim::SimJob job;
   job.platform = in.platform;
   job.ranks = plan.ranks;
@@ -32,6 +33,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.fidelity = in.fidelity;
   job.rings = in.rings;
   job.main = plan.main;
+  job.scenario = *plan.scenario;
   job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host,
                                   sim::TimeAccount* account) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(in.platform, host), host, account);

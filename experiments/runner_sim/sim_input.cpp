@@ -53,9 +53,14 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
   sim::check_simgrid_args(simgrid_args);
   std::set<std::string> checked;  // variants often share their platform
   for (const Plan& p : plans) {
-    const sim::PlatformSpec& platform = sim_input(p).platform;
-    const std::string key = platform.resolved.dump() + " " + std::to_string(p.ranks) + " " + std::to_string(p.workers);
-    if (checked.insert(key).second) sim::check_platform(platform, p.ranks, p.workers, simgrid_args);
+    const SimInput& in = sim_input(p);
+    if (in.fidelity == sim::Fidelity::kCollective && !p.scenario->failures.empty()) {
+      throw InputError(p.scenario->where + "/failures",
+                       "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
+    }
+    const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
+                            std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
+    if (checked.insert(key).second) sim::check_platform(in.platform, p.ranks, p.workers, simgrid_args, *p.scenario);
   }
 }
 

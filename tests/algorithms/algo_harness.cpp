@@ -47,7 +47,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     job.ranks = spec.ranks(job.workers);
     job.steps = run.steps;
     job.fidelity = run.fidelity;
-    job.failures = run.failures;
+    job.scenario.failures = run.failures;
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};

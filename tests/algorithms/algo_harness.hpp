@@ -20,7 +20,7 @@ struct AlgoRun {
   std::int64_t steps = 100;
   sim::PlatformSpec platform;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;
-  std::vector<sim::RankFailure> failures;  // ranks that fail partway (sim::SimJob::failures)
+  std::vector<RankEvent> failures;  // ranks that fail partway (the scenario's failures)
 };
 
 // A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,

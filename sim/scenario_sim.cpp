@@ -1,0 +1,129 @@
+// The scenario's failures and link changes, played by daemon actors.
+#include "sim/scenario_sim.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/errors.hpp"
+#include "sim/actor_stack.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+namespace {
+
+constexpr double kDownBandwidth = 1e-9;  // a downed link's share of its bandwidth
+
+// The links on every route from `me` to the other ranks' hosts, and on every route from them to it.
+std::vector<sg4::Link*> private_links(sg4::Host* me, const std::vector<sg4::Host*>& hosts) {
+  std::vector<sg4::Link*> out;
+  for (const bool outbound : {true, false}) {
+    std::set<sg4::Link*> common;
+    bool first = true;
+    for (sg4::Host* other : std::set<sg4::Host*>(hosts.begin(), hosts.end())) {
+      if (other == me) continue;
+      std::vector<sg4::Link*> route;
+      double latency = 0;
+      (outbound ? me : other)->route_to(outbound ? other : me, route, &latency);
+      const std::set<sg4::Link*> here(route.begin(), route.end());
+      if (first) {
+        common = here;
+        first = false;
+      } else {
+        std::set<sg4::Link*> both;
+        std::set_intersection(common.begin(), common.end(), here.begin(), here.end(), std::inserter(both, both.end()));
+        common = both;
+      }
+    }
+    for (sg4::Link* l : common) {
+      if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](sg4::Link* a, sg4::Link* b) { return a->get_name() < b->get_name(); });
+  return out;
+}
+
+// One link's nominal values and the changes that name it.
+struct LinkPlan {
+  sg4::Link* link = nullptr;
+  double bandwidth = 0, latency = 0;
+  std::vector<const LinkChange*> changes;
+};
+
+// The link's values at time t: nominal, times the factors of the changes whose window holds t.
+void apply(const LinkPlan& plan, double t) {
+  double bw = plan.bandwidth, lat = plan.latency;
+  for (const LinkChange* c : plan.changes) {
+    if (t < c->from_s || t >= c->until_s) continue;
+    bw *= c->down ? kDownBandwidth : c->bandwidth_factor;
+    lat *= c->latency_factor;
+  }
+  plan.link->set_bandwidth(bw);
+  plan.link->set_latency(lat);
+}
+
+}  // namespace
+
+std::vector<std::vector<sg4::Link*>> scenario_links(const Scenario& scenario, const std::vector<sg4::Host*>& hosts) {
+  std::vector<std::vector<sg4::Link*>> out;
+  for (std::size_t i = 0; i < scenario.links.size(); ++i) {
+    const LinkChange& c = scenario.links[i];
+    const std::string where = scenario.where + "/links/" + std::to_string(i);
+    std::vector<sg4::Link*> links;
+    for (const std::string& name : c.links) {
+      sg4::Link* l = sg4::Engine::get_instance()->link_by_name_or_null(name);
+      if (l == nullptr) throw InputError(where + "/links", "the platform has no link \"" + echo(name) + "\"");
+      links.push_back(l);
+    }
+    for (const Rank r : c.nic_of) {
+      const std::vector<sg4::Link*> own = private_links(hosts[static_cast<std::size_t>(r)], hosts);
+      if (own.empty()) {
+        throw InputError(where + "/nic_of",
+                         "rank " + std::to_string(r) + "'s host has no link of its own on this platform");
+      }
+      links.insert(links.end(), own.begin(), own.end());
+    }
+    out.push_back(std::move(links));
+  }
+  return out;
+}
+
+void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector<sg4::Host*>& hosts) {
+  // Daemons: none of them keeps the simulation going once the ranks are done.
+  for (const RankEvent& f : scenario.failures) {
+    start_actor("fail-" + std::to_string(f.rank), hosts[static_cast<std::size_t>(f.rank)], kCourierStackKiB,
+                [&world, f] {
+                  sg4::this_actor::sleep_until(f.at_s);
+                  world.fail(f.rank);
+                })
+        ->daemonize();
+  }
+  if (scenario.links.empty()) return;
+  sg4::Engine::get_instance()->seal_platform();  // routes are known once sealed (engine.run() would seal it)
+  const std::vector<std::vector<sg4::Link*>> named = scenario_links(scenario, hosts);
+  auto plans = std::make_shared<std::map<std::string, LinkPlan>>();  // by name: a fixed order
+  std::set<double> edges;
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    const LinkChange& c = scenario.links[i];
+    for (sg4::Link* l : named[i]) {
+      LinkPlan& p = (*plans)[l->get_name()];
+      p.link = l;
+      p.bandwidth = l->get_bandwidth();
+      p.latency = l->get_latency();
+      if (p.changes.empty() || p.changes.back() != &c) p.changes.push_back(&c);  // named twice by one change
+    }
+    edges.insert(c.from_s);
+    if (c.until_s != kNever) edges.insert(c.until_s);
+  }
+  start_actor("scenario-links", hosts.front(), kCourierStackKiB, [plans, edges] {
+    for (const double t : edges) {
+      sg4::this_actor::sleep_until(t);
+      for (const auto& [name, plan] : *plans) apply(plan, t);
+    }
+  })->daemonize();
+}
+
+}  // namespace dts::sim

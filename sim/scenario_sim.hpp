@@ -1,0 +1,26 @@
+// A scenario's events on the simulated platform (algorithms/api/scenario.hpp): failures mark ranks failed in
+// the world at their time; link changes set the links' bandwidth and latency at the edges of their windows
+// (a link that is down keeps 1e-9 of its bandwidth: its flows stall and resume when it comes back). Compute
+// stragglers and jitter are not here: SimCompute charges Scenario::stretch of its time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/api/scenario.hpp"
+#include "sim/sim_world.hpp"
+
+namespace dts::sim {
+
+// The links each of the scenario's link changes names, in order: by name, or the links private to a rank's host
+// (on every route from it to the other ranks' hosts, or from them to it). Throws InputError naming the
+// change (scenario.where + "/links/i") for an unknown link or a rank whose host has no private link.
+std::vector<std::vector<simgrid::s4u::Link*>> scenario_links(const Scenario& scenario,
+                                                             const std::vector<simgrid::s4u::Host*>& hosts);
+
+// Starts the daemons that play the scenario's failures and link changes (after the platform is built).
+void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector<simgrid::s4u::Host*>& hosts);
+
+}  // namespace dts::sim
