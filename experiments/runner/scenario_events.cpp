@@ -20,13 +20,11 @@ nlohmann::json scenario_events(const Scenario& scenario, double end_s) {
     fired(s.from_s, "straggler_begin", what);
     if (s.until_s != kNever) fired(s.until_s, "straggler_end", what);
   }
-  for (const LinkChange& c : scenario.links) {
-    nlohmann::json what = {
-        {"bandwidth_factor", c.bandwidth_factor}, {"latency_factor", c.latency_factor}, {"down", c.down}};
+  for (const LinkChange& c : scenario.links) {  // for the whole run: set before the first flow
+    nlohmann::json what = {{"bandwidth_factor", c.bandwidth_factor}, {"latency_factor", c.latency_factor}};
     if (!c.links.empty()) what["links"] = c.links;
     if (!c.nic_of.empty()) what["nic_of"] = c.nic_of;
-    fired(c.from_s, "link_change_begin", what);
-    if (c.until_s != kNever) fired(c.until_s, "link_change_end", what);
+    fired(0, "link_change", what);
   }
   for (const RankEvent& f : scenario.failures) fired(f.at_s, "failure", {{"rank", f.rank}});
   for (const RankEvent& j : scenario.joins) fired(j.at_s, "join", {{"rank", j.rank}});

@@ -139,10 +139,10 @@ TEST_CASE("dtsim run: summary.json lists the scenario events that fired, in time
   auto exp = ring_experiment();
   exp["scenario"] = nlohmann::json::parse(R"({
     "stragglers": [{"ranks": [2], "factor": 3, "from_s": 0.1, "until_s": 0.3},
-                   {"ranks": [1], "factor": 2, "from_s": 100}],
-    "links": [{"nic_of": [1], "bandwidth_factor": 0.5, "from_s": 0.05, "until_s": 0.2},
-              {"nic_of": [3], "down": true, "from_s": 0.25, "until_s": 0.27},
-              {"nic_of": [0], "latency_factor": 2, "from_s": 500}]})");
+                   {"ranks": [1], "factor": 2, "from_s": 0.05},
+                   {"ranks": [3], "factor": 2, "from_s": 100}],
+    "failures": [{"rank": 0, "at_s": 500}],
+    "links": [{"nic_of": [1], "bandwidth_factor": 0.5}]})");
   write_json(tmp / "e.json", exp);
   const auto r = run_dtsim("run " + (tmp / "e.json").string() + " --out " + (tmp / "out").string(), tmp / "");
   INFO(r.err);
@@ -154,15 +154,15 @@ TEST_CASE("dtsim run: summary.json lists the scenario events that fired, in time
   std::vector<std::pair<std::string, double>> got;
   for (const auto& e : s["scenario"]["events"])
     got.emplace_back(e["event"].get<std::string>(), e["at_s"].get<double>());
-  // The rank-1 straggler (from 100 s) and the slower rank-0 NIC (from 500 s) come after the run's end.
-  const std::vector<std::pair<std::string, double>> want = {{"link_change_begin", 0.05}, {"straggler_begin", 0.1},
-                                                            {"link_change_end", 0.2},    {"link_change_begin", 0.25},
-                                                            {"link_change_end", 0.27},   {"straggler_end", 0.3}};
+  // The rank-3 straggler (from 100 s) and the failure (at 500 s) come after the run's end.
+  const std::vector<std::pair<std::string, double>> want = {
+      {"link_change", 0}, {"straggler_begin", 0.05}, {"straggler_begin", 0.1}, {"straggler_end", 0.3}};
   CHECK(got == want);
   const auto& events = s["scenario"]["events"];
-  REQUIRE(events.size() == 6);
+  REQUIRE(events.size() == 4);
   CHECK(events[0]["nic_of"] == nlohmann::json::array({1}));
   CHECK(events[0]["bandwidth_factor"] == 0.5);
-  CHECK(events[3]["down"] == true);
-  CHECK(events[1]["ranks"] == nlohmann::json::array({2}));
+  CHECK(events[1]["ranks"] == nlohmann::json::array({1}));
+  CHECK(events[2]["ranks"] == nlohmann::json::array({2}));
+  CHECK(events[3]["factor"] == 3);
 }
