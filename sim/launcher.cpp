@@ -8,6 +8,7 @@
 
 #include <simgrid/version.h>
 
+#include "algorithms/api/wait_log.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
@@ -36,6 +37,7 @@ SimOutcome run_simulation(const SimJob& job) {
   SimWorld world(hosts, &account);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
+  std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));
   std::exception_ptr failure;
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
@@ -46,6 +48,7 @@ SimOutcome run_simulation(const SimJob& job) {
       const TimeAccount::ActorScope accounted(&account, r);
       try {
         SimComm comm(world, r, collectives.get());
+        comm.set_wait_log(&waits[static_cast<std::size_t>(r)]);
         SimNode node(host, &account);
         auto compute = job.make_compute(r, host, &account);
         auto recorder = job.make_recorder(comm);
@@ -73,10 +76,11 @@ SimOutcome run_simulation(const SimJob& job) {
   engine.run();
   if (failure) std::rethrow_exception(failure);
   if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");
-  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock())};
+  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock()), {}};
   for (Rank r = 0; r < job.ranks; ++r) {
     out.bytes_sent.push_back(world.bytes_sent(r));
     out.bytes_received.push_back(world.bytes_received(r));
+    out.waited_on.push_back(waits[static_cast<std::size_t>(r)].waited_on());
   }
   return out;
 }
