@@ -61,8 +61,8 @@ void apply(const LinkPlan& plan, double t) {
     bw *= c->down ? kDownBandwidth : c->bandwidth_factor;
     lat *= c->latency_factor;
   }
-  plan.link->set_bandwidth(bw);
-  plan.link->set_latency(lat);
+  if (bw != plan.link->get_bandwidth()) plan.link->set_bandwidth(bw);
+  if (lat != plan.link->get_latency()) plan.link->set_latency(lat);
 }
 
 }  // namespace
