@@ -111,8 +111,7 @@ nlohmann::json scenario(const std::string& column, int ranks, double t0, int& ra
   if (column == "straggler") return {{"stragglers", {{{"ranks", {worker}}, {"factor", 4}}}}};
   if (column == "jitter")
     return {{"jitter", {{{"ranks", "workers"}, {"model", "two_point"}, {"probability", 0.5}, {"factor", 4}}}}};
-  if (column == "degraded link")
-    return {{"links", {{{"nic_of", {worker}}, {"bandwidth_factor", 0.05}, {"from_s", t0 / 10}}}}};
+  if (column == "degraded link") return {{"links", {{{"nic_of", {worker}}, {"bandwidth_factor", 0.05}}}}};
   if (column == "failed worker") return {{"failures", {{{"rank", worker}, {"at_s", t0 / 2}}}}};
   if (column == "failed server") {
     rank = 0;
