@@ -84,16 +84,22 @@ bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*oper
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
-  return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB,
-                                                   [account = account_, parent, fn = std::move(fn)] {
-                                                     const TimeAccount::ActorScope accounted(account, parent);
-                                                     try {
-                                                       fn();
-                                                     } catch (const RankGone&) {
-                                                       // its rank failed: the activity ends here
-                                                     }
-                                                   }),
-                                       account_);
+  return std::make_unique<SimActivity>(
+      start_actor(name, host_, kActivityStackKiB,
+                  [account = account_, parent, on_error = on_error_, fn = std::move(fn)] {
+                    const TimeAccount::ActorScope accounted(account, parent);
+                    try {
+                      fn();
+                    } catch (const RankGone&) {
+                      // its rank failed: the activity ends here
+                    } catch (const simgrid::ForcefulKillException&) {
+                      throw;  // SimGrid unwinds killed actors with this
+                    } catch (...) {
+                      if (!on_error) throw;
+                      on_error(std::current_exception());
+                    }
+                  }),
+      account_);
 }
 
 std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }
