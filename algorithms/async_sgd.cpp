@@ -5,7 +5,9 @@
 //   W <- W - eta dW_i                    (the experiment's optimizer)
 // then returning W to worker i. With optimizer kind "momentum" the master keeps V and applies eq. (3)-(4)
 // to each incoming gradient: Async MSGD (§4.3, registered as async_msgd). A gradient is stale by the
-// updates other workers made since its worker's last pull.
+// updates other workers made since its worker's last pull. A worker that fails (the simulator's failures) is
+// dropped and the master carries on with the others; a gradient it was receiving from that worker is not applied.
+#include <string>
 #include <vector>
 
 #include "algorithms/async_workers.hpp"
@@ -35,23 +37,45 @@ void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
   enum { kGrad, kDone };
   std::vector<Request> rx(2);
   std::vector<Transfer> replies;
+  std::vector<char> finished(workers.size() + 1, 0);  // by rank: sent "done"
+  int running = ctx.workers;                          // neither finished nor failed
+  // A failed worker: no receive waits for it from now on, and it counts as finished unless it was. The master
+  // needs no particular worker, so it carries on with the others (as easgd_async's center does).
+  const auto drop = [&](Rank r) {
+    if (std::erase(workers, r) > 0 && !finished[static_cast<std::size_t>(r)]) --running;
+  };
   rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
-  for (int running = ctx.workers; running > 0;) {
+  while (running > 0) {
     if (!rx[kGrad].valid()) rx[kGrad] = ex.irecv_first(ctx.comm, workers, kTagGrad, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. first come, first served
+    if (got.status == Status::kPeerFailed) {             // carry on without that worker
+      drop(got.source);
+      if (running > 0 && got.index == kDone) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
+      continue;
+    }
     require_ok(got.status, got.source, "async_sgd master");
     if (got.index == kDone) {
+      finished[static_cast<std::size_t>(got.source)] = 1;
       if (--running > 0) rx[kDone] = ctx.comm.irecv_any(workers, kTagDone, none);
       continue;
     }
-    ex.irecv_rest(ctx.comm, got.source, kTagGrad, incoming).wait_ok();
+    const Status rest = ex.irecv_rest(ctx.comm, got.source, kTagGrad, incoming).wait();
+    if (rest == Status::kPeerFailed) {  // failed mid-message: its gradient is dropped
+      drop(got.source);
+      continue;
+    }
+    require_ok(rest, got.source, "async_sgd master");
     compute.optimizer_step(params, incoming);                                // 2. W <- W - eta dW_i, one at a time
     replies.push_back(ex.isend(ctx.comm, got.source, kTagWeights, params));  // 3. return W to worker i
     clock.tick(ctx.recorder, params);
     std::erase_if(replies, [](Transfer& t) { return t.test(); });
   }
-  rx[kGrad].cancel();
-  for (auto& t : replies) t.wait_ok();
+  if (rx[kGrad].valid()) rx[kGrad].cancel();
+  for (auto& t : replies) {
+    const Status st = t.wait();  // a reply to a worker that failed since is lost
+    if (st != Status::kOk && st != Status::kPeerFailed)
+      throw CommError(std::string("async_sgd master: ") + to_string(st));
+  }
   clock.final(ctx.recorder, params);
 }
 

@@ -7,7 +7,8 @@
 //   worker  W^i <- W^i - eta dW^i - alpha (W^i - snapshot)    (eq. 1)
 //   server  W~  <- W~ + alpha (W^i - snapshot)                (eq. 2, single worker, stale snapshot)
 // With several cores (or a sleep-charged test Compute) the servers' update times overlap, which is the
-// point of Hogwild. Under realexec the unsynchronized add is Hogwild's benign race on floats.
+// point of Hogwild. Under realexec the unsynchronized add is Hogwild's benign race on floats. A worker that fails
+// (the simulator's failures) ends its server; the others go on (an update it was sending is not applied).
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,9 +44,12 @@ void hogwild_server(Context& ctx, const ParamExchange& ex, float alpha, Rank i, 
   while (true) {
     rx[kWeights] = ex.irecv_first(ctx.comm, from, kTagWeights, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. W^i arrives (or i is done)
+    if (got.status == Status::kPeerFailed) break;        // worker i failed: its server ends
     require_ok(got.status, got.source, "easgd_hogwild server");
     if (got.index == kDone) break;
-    ex.irecv_rest(ctx.comm, i, kTagWeights, incoming).wait_ok();
+    const Status rest = ex.irecv_rest(ctx.comm, i, kTagWeights, incoming).wait();
+    if (rest == Status::kPeerFailed) break;  // failed mid-message: its update is dropped
+    require_ok(rest, i, "easgd_hogwild server");
     rules::copy(snapshot, center);                                   // 2. read W~ unlocked: a snapshot
     replies.push_back(ex.isend(ctx.comm, i, kTagCenter, snapshot));  // 3. reply with it
     rules::elastic_diff(incoming, incoming, snapshot, alpha);        // 4. delta = alpha (W^i - snapshot);
@@ -54,8 +58,12 @@ void hogwild_server(Context& ctx, const ParamExchange& ex, float alpha, Rank i, 
     clock.tick(ctx.recorder, center);
     std::erase_if(replies, [](Transfer& t) { return t.test(); });
   }
-  rx[kWeights].cancel();
-  for (auto& t : replies) t.wait_ok();
+  if (rx[kWeights].valid()) rx[kWeights].cancel();
+  for (auto& t : replies) {
+    const Status st = t.wait();  // a reply to a worker that failed since is lost
+    if (st != Status::kOk && st != Status::kPeerFailed)
+      throw CommError("easgd_hogwild server: " + std::string(to_string(st)));
+  }
 }
 
 void hogwild_master(Context& ctx, const EasgdHogwildConfig& cfg) {

@@ -4,7 +4,8 @@
 //   W <- W - eta dW_i                    (the experiment's optimizer, on W as it is when the update runs)
 // and return W to their worker. Ranks 1..P are workers exactly as in async_sgd. With several cores (or a
 // sleep-charged test Compute) the update times of different workers overlap. Under realexec the
-// unsynchronized update is Hogwild's benign race on floats (and on a momentum buffer, if any).
+// unsynchronized update is Hogwild's benign race on floats (and on a momentum buffer, if any). A worker that fails
+// (the simulator's failures) ends its server; the others go on (a gradient it was sending is not applied).
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,16 +36,23 @@ void hogwild_sgd_server(Context& ctx, const ParamExchange& ex, Rank i, Vec& para
   while (true) {
     rx[kGrad] = ex.irecv_first(ctx.comm, from, kTagGrad, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. dW_i arrives (or worker i is done)
+    if (got.status == Status::kPeerFailed) break;        // worker i failed: its server ends
     require_ok(got.status, got.source, "hogwild_sgd server");
     if (got.index == kDone) break;
-    ex.irecv_rest(ctx.comm, i, kTagGrad, incoming).wait_ok();
+    const Status rest = ex.irecv_rest(ctx.comm, i, kTagGrad, incoming).wait();
+    if (rest == Status::kPeerFailed) break;  // failed mid-message: its gradient is dropped
+    require_ok(rest, i, "hogwild_sgd server");
     ctx.compute.optimizer_step(params, incoming);                   // 2. W <- W - eta dW_i, no lock
     replies.push_back(ex.isend(ctx.comm, i, kTagWeights, params));  // 3. return W to worker i
     clock.tick(ctx.recorder, params);
     std::erase_if(replies, [](Transfer& t) { return t.test(); });
   }
-  rx[kGrad].cancel();
-  for (auto& t : replies) t.wait_ok();
+  if (rx[kGrad].valid()) rx[kGrad].cancel();
+  for (auto& t : replies) {
+    const Status st = t.wait();  // a reply to a worker that failed since is lost
+    if (st != Status::kOk && st != Status::kPeerFailed)
+      throw CommError("hogwild_sgd server: " + std::string(to_string(st)));
+  }
 }
 
 void hogwild_sgd_master(Context& ctx, const HogwildSgdConfig& cfg) {

@@ -52,17 +52,21 @@ MpiComm::~MpiComm() = default;
 double MpiComm::now_s() const { return MPI_Wtime() - t0_; }
 
 Request MpiComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {  // modeled_bytes: sim only
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts), hang_timeout_s_));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_send(dst, tag, data, opts), hang_timeout_s_), this,
+                 dst);
 }
 
 Request MpiComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
-  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data, opts), hang_timeout_s_));
+  return Request(std::make_unique<MpiRequest>(engine_, engine_->post_recv({src}, tag, data, opts), hang_timeout_s_),
+                 this);
 }
 
 Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts) {
   DTS_ASSERT(!srcs.empty(), "irecv_any from an empty set of ranks");
-  return Request(std::make_unique<MpiRequest>(
-      engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts), hang_timeout_s_));
+  return Request(
+      std::make_unique<MpiRequest>(
+          engine_, engine_->post_recv(std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts), hang_timeout_s_),
+      this);
 }
 
 bool MpiComm::block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) {

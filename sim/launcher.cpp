@@ -8,6 +8,7 @@
 
 #include <simgrid/version.h>
 
+#include "algorithms/api/wait_log.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
@@ -36,17 +37,35 @@ SimOutcome run_simulation(const SimJob& job) {
   SimWorld world(hosts, &account);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
+  std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));
   std::exception_ptr failure;
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
 
+  // An exception out of rank r's actor or one of its activities stops the run; the first one is reported.
+  const auto stop = [&failure](Rank r, const std::exception_ptr& e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const PeerFailed& p) {  // where and when the run stops
+      if (!failure) {
+        std::ostringstream what;
+        what << "the run stopped at simulated time " << std::setprecision(9) << sg4::Engine::get_clock() << " s: rank "
+             << r << ": " << p.what();
+        failure = std::make_exception_ptr(CommError(what.str()));
+      }
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+    sg4::Actor::kill_all();
+  };
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
       const TimeAccount::ActorScope accounted(&account, r);
       try {
         SimComm comm(world, r, collectives.get());
-        SimNode node(host, &account);
+        comm.set_wait_log(&waits[static_cast<std::size_t>(r)]);
+        SimNode node(host, &account, [&stop, r](const std::exception_ptr& e) { stop(r, e); });
         auto compute = job.make_compute(r, host, &account);
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
@@ -54,18 +73,9 @@ SimOutcome run_simulation(const SimJob& job) {
       } catch (const RankGone&) {
         // this rank failed (job.failures): it ends here
       } catch (const simgrid::ForcefulKillException&) {
-        throw;                         // SimGrid unwinds killed actors with this; it must pass through
-      } catch (const PeerFailed& e) {  // where and when the run stops
-        if (!failure) {
-          std::ostringstream what;
-          what << "the run stopped at simulated time " << std::setprecision(9) << sg4::Engine::get_clock()
-               << " s: rank " << r << ": " << e.what();
-          failure = std::make_exception_ptr(CommError(what.str()));
-        }
-        sg4::Actor::kill_all();
+        throw;  // SimGrid unwinds killed actors with this; it must pass through
       } catch (...) {
-        if (!failure) failure = std::current_exception();
-        sg4::Actor::kill_all();
+        stop(r, std::current_exception());
       }
     });
   }
@@ -73,10 +83,11 @@ SimOutcome run_simulation(const SimJob& job) {
   engine.run();
   if (failure) std::rethrow_exception(failure);
   if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");
-  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock())};
+  SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock()), {}};
   for (Rank r = 0; r < job.ranks; ++r) {
     out.bytes_sent.push_back(world.bytes_sent(r));
     out.bytes_received.push_back(world.bytes_received(r));
+    out.waited_on.push_back(waits[static_cast<std::size_t>(r)].waited_on());
   }
   return out;
 }

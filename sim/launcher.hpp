@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ struct SimOutcome {
   std::uint64_t messages = 0;
   std::vector<std::uint64_t> bytes_sent, bytes_received;  // per rank, modeled
   std::vector<ActorTimes> actor_times;                    // where the time went (sim/time_account.hpp)
+  std::vector<std::map<Rank, double>> waited_on;          // per rank: its blocked time by peer (WaitLog)
 };
 
 SimOutcome run_simulation(const SimJob& job);

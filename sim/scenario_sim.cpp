@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
-#include <memory>
 #include <set>
 
 #include "core/errors.hpp"
@@ -14,8 +13,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 namespace {
-
-constexpr double kDownBandwidth = 1e-9;  // a downed link's share of its bandwidth
 
 // The links on every route from `me` to the other ranks' hosts, and on every route from them to it.
 std::vector<sg4::Link*> private_links(sg4::Host* me, const std::vector<sg4::Host*>& hosts) {
@@ -46,25 +43,6 @@ std::vector<sg4::Link*> private_links(sg4::Host* me, const std::vector<sg4::Host
   return out;
 }
 
-// One link's nominal values and the changes that name it.
-struct LinkPlan {
-  sg4::Link* link = nullptr;
-  double bandwidth = 0, latency = 0;
-  std::vector<const LinkChange*> changes;
-};
-
-// The link's values at time t: nominal, times the factors of the changes whose window holds t.
-void apply(const LinkPlan& plan, double t) {
-  double bw = plan.bandwidth, lat = plan.latency;
-  for (const LinkChange* c : plan.changes) {
-    if (t < c->from_s || t >= c->until_s) continue;
-    bw *= c->down ? kDownBandwidth : c->bandwidth_factor;
-    lat *= c->latency_factor;
-  }
-  plan.link->set_bandwidth(bw);
-  plan.link->set_latency(lat);
-}
-
 }  // namespace
 
 std::vector<std::vector<sg4::Link*>> scenario_links(const Scenario& scenario, const std::vector<sg4::Host*>& hosts) {
@@ -78,7 +56,14 @@ std::vector<std::vector<sg4::Link*>> scenario_links(const Scenario& scenario, co
       if (l == nullptr) throw InputError(where + "/links", "the platform has no link \"" + echo(name) + "\"");
       links.push_back(l);
     }
+    const std::set<sg4::Host*> distinct(hosts.begin(), hosts.end());
     for (const Rank r : c.nic_of) {
+      if (distinct.size() < 3) {
+        throw InputError(where + "/nic_of",
+                         "a rank's own links are those on all its routes to two or more other "
+                         "hosts, and this run has " +
+                             std::to_string(distinct.size()) + " hosts");
+      }
       const std::vector<sg4::Link*> own = private_links(hosts[static_cast<std::size_t>(r)], hosts);
       if (own.empty()) {
         throw InputError(where + "/nic_of",
@@ -103,27 +88,25 @@ void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector
   }
   if (scenario.links.empty()) return;
   sg4::Engine::get_instance()->seal_platform();  // routes are known once sealed (engine.run() would seal it)
+  // Each link once, with the product of the factors of the changes that name it.
+  struct Factors {
+    sg4::Link* link = nullptr;
+    double bandwidth = 1, latency = 1;
+  };
+  std::map<std::string, Factors> factors;  // by name: a fixed order
   const std::vector<std::vector<sg4::Link*>> named = scenario_links(scenario, hosts);
-  auto plans = std::make_shared<std::map<std::string, LinkPlan>>();  // by name: a fixed order
-  std::set<double> edges;
   for (std::size_t i = 0; i < named.size(); ++i) {
-    const LinkChange& c = scenario.links[i];
-    for (sg4::Link* l : named[i]) {
-      LinkPlan& p = (*plans)[l->get_name()];
-      p.link = l;
-      p.bandwidth = l->get_bandwidth();
-      p.latency = l->get_latency();
-      if (p.changes.empty() || p.changes.back() != &c) p.changes.push_back(&c);  // named twice by one change
+    for (sg4::Link* l : std::set<sg4::Link*>(named[i].begin(), named[i].end())) {
+      Factors& f = factors[l->get_name()];
+      f.link = l;
+      f.bandwidth *= scenario.links[i].bandwidth_factor;
+      f.latency *= scenario.links[i].latency_factor;
     }
-    edges.insert(c.from_s);
-    if (c.until_s != kNever) edges.insert(c.until_s);
   }
-  start_actor("scenario-links", hosts.front(), kCourierStackKiB, [plans, edges] {
-    for (const double t : edges) {
-      sg4::this_actor::sleep_until(t);
-      for (const auto& [name, plan] : *plans) apply(plan, t);
-    }
-  })->daemonize();
+  for (const auto& [name, f] : factors) {
+    if (f.bandwidth != 1) f.link->set_bandwidth(f.link->get_bandwidth() * f.bandwidth);
+    if (f.latency != 1) f.link->set_latency(f.link->get_latency() * f.latency);
+  }
 }
 
 }  // namespace dts::sim

@@ -1,6 +1,5 @@
 // A scenario's events on the simulated platform (algorithms/api/scenario.hpp): failures mark ranks failed in
-// the world at their time; link changes set the links' bandwidth and latency at the edges of their windows
-// (a link that is down keeps 1e-9 of its bandwidth: its flows stall and resume when it comes back). Compute
+// the world at their time; link changes scale the links' bandwidth and latency before the first flow. Compute
 // stragglers and jitter are not here: SimCompute charges Scenario::stretch of its time.
 #pragma once
 
@@ -20,7 +19,7 @@ namespace dts::sim {
 std::vector<std::vector<simgrid::s4u::Link*>> scenario_links(const Scenario& scenario,
                                                              const std::vector<simgrid::s4u::Host*>& hosts);
 
-// Starts the daemons that play the scenario's failures and link changes (after the platform is built).
+// Applies the link changes and starts the daemons that play the failures (after the platform is built).
 void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector<simgrid::s4u::Host*>& hosts);
 
 }  // namespace dts::sim

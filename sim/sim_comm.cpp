@@ -60,17 +60,18 @@ double SimComm::now_s() const { return sg4::Engine::get_clock(); }
 
 Request SimComm::isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
   const std::uint64_t bytes = opts.modeled_bytes.value_or(sizeof(float) * data.count);
-  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_send(rank_, dst, tag, data, bytes, opts)), this, dst);
 }
 
 Request SimComm::irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts) {
   DTS_ASSERT(src >= 0 && src < size(), "receive from a rank outside the world");
-  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data, opts)));
+  return Request(std::make_unique<SimRequest>(world_, world_.post_recv(rank_, {src}, tag, data, opts)), this);
 }
 
 Request SimComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts) {
   return Request(std::make_unique<SimRequest>(
-      world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts)));
+                     world_, world_.post_recv(rank_, std::vector<Rank>(srcs.begin(), srcs.end()), tag, data, opts)),
+                 this);
 }
 
 bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*operations*/, double timeout_s) {
@@ -83,16 +84,22 @@ bool SimComm::block_until(const std::function<bool()>& ready, std::size_t /*oper
 
 std::unique_ptr<Activity> SimNode::spawn(const std::string& name, std::function<void()> fn) {
   const TimeAccount::SpawnedBy parent{sg4::this_actor::get_pid()};
-  return std::make_unique<SimActivity>(start_actor(name, host_, kActivityStackKiB,
-                                                   [account = account_, parent, fn = std::move(fn)] {
-                                                     const TimeAccount::ActorScope accounted(account, parent);
-                                                     try {
-                                                       fn();
-                                                     } catch (const RankGone&) {
-                                                       // its rank failed: the activity ends here
-                                                     }
-                                                   }),
-                                       account_);
+  return std::make_unique<SimActivity>(
+      start_actor(name, host_, kActivityStackKiB,
+                  [account = account_, parent, on_error = on_error_, fn = std::move(fn)] {
+                    const TimeAccount::ActorScope accounted(account, parent);
+                    try {
+                      fn();
+                    } catch (const RankGone&) {
+                      // its rank failed: the activity ends here
+                    } catch (const simgrid::ForcefulKillException&) {
+                      throw;  // SimGrid unwinds killed actors with this
+                    } catch (...) {
+                      if (!on_error) throw;
+                      on_error(std::current_exception());
+                    }
+                  }),
+      account_);
 }
 
 std::unique_ptr<Mutex> SimNode::make_mutex() { return std::make_unique<SimMutex>(); }

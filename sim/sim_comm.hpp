@@ -1,6 +1,9 @@
 // The seam on SimGrid: Comm over a SimWorld, and Node (spawn, mutex, sleep) as actors on the rank's host.
 #pragma once
 
+#include <exception>
+#include <functional>
+
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/node.hpp"
 #include "sim/sim_world.hpp"
@@ -34,8 +37,12 @@ class SimComm final : public Comm {
 
 class SimNode final : public Node {
  public:
+  // What a spawned activity's exception (a peer's failure, an error) goes to: the launcher's stop of the run, as
+  // for the rank's own actor. Without one it escapes the activity.
+  using OnError = std::function<void(std::exception_ptr)>;
   // `account`: where the spawned activities' time goes and joins are recorded (null: not accounted).
-  explicit SimNode(simgrid::s4u::Host* host, TimeAccount* account = nullptr) : host_(host), account_(account) {}
+  explicit SimNode(simgrid::s4u::Host* host, TimeAccount* account = nullptr, OnError on_error = {})
+      : host_(host), account_(account), on_error_(std::move(on_error)) {}
   std::unique_ptr<Activity> spawn(const std::string& name, std::function<void()> fn) override;
   std::unique_ptr<Mutex> make_mutex() override;
   void sleep_for(double seconds) override;
@@ -43,6 +50,7 @@ class SimNode final : public Node {
  private:
   simgrid::s4u::Host* host_;
   TimeAccount* account_;
+  OnError on_error_;
 };
 
 }  // namespace dts::sim

@@ -66,6 +66,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
     if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
     if (boxes_[static_cast<std::size_t>(dst)].failed) {
+      op->source = dst;  // the peer that failed, for the error that names it
       op->status = Status::kPeerFailed;
     } else {
       boxes_[static_cast<std::size_t>(dst)].bytes_received += bytes;

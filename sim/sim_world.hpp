@@ -124,15 +124,28 @@ bool SimWorld::wait_until(Rank me, Pred ready, double timeout_s) {
   Box& box = boxes_[static_cast<std::size_t>(me)];
   std::unique_lock<simgrid::s4u::Mutex> lock(*box.mutex);
   const double deadline = simgrid::s4u::Engine::get_clock() + timeout_s;
-  while (!ready()) {
-    if (box.failed) throw RankGone{};
-    if (timeout_s == kForever) {
-      box.cv->wait(lock);
-    } else if (box.cv->wait_until(lock, deadline) == std::cv_status::timeout) {
-      return ready();
+  bool done = true;
+  // Unlocked by hand, never by the lock's destructor: when the run stops (Actor::kill_all) an actor's next
+  // simcall throws, and a throw out of a destructor aborts.
+  try {
+    while (!ready()) {
+      if (box.failed) throw RankGone{};
+      if (timeout_s == kForever) {
+        box.cv->wait(lock);
+      } else if (box.cv->wait_until(lock, deadline) == std::cv_status::timeout) {
+        done = ready();
+        break;
+      }
     }
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release();  // killed while waiting: a dying actor does not unlock
+    throw;
+  } catch (...) {
+    lock.release()->unlock();
+    throw;
   }
-  return true;
+  lock.release()->unlock();
+  return done;
 }
 
 }  // namespace dts::sim

@@ -15,6 +15,8 @@
 
 namespace dts {
 
+class WaitLog;
+
 struct SendOptions {
   // Bytes charged to the network; defaults to 4 * data.count. Lets sim/ model fp16 or top-k compression
   // while real fp32 values travel (s4u: payload vs simulated size).
@@ -71,6 +73,11 @@ class Comm {
   virtual std::uint64_t bytes_sent() const = 0;
   virtual std::uint64_t bytes_received() const = 0;
 
+  // Where this rank's blocked waits are charged, by the peer that ended each (algorithms/api/wait_log.hpp);
+  // null: nowhere. A Comm that wraps another answers the inner one's.
+  virtual WaitLog* wait_log() const { return wait_log_; }
+  void set_wait_log(WaitLog* log) { wait_log_ = log; }
+
   // A backend's whole-collective engine (algorithms/api/collective_engine.hpp); null when collectives are
   // to run as point-to-point messages (MPI, and the simulator's `message` fidelity).
   virtual CollectiveEngine* collective_engine() { return nullptr; }
@@ -78,6 +85,9 @@ class Comm {
   // Blocking forms.
   void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) { isend(dst, tag, data, opts).wait_ok(); }
   void recv(Rank src, Tag tag, Slice data) { irecv(src, tag, data).wait_ok(); }
+
+ private:
+  WaitLog* wait_log_ = nullptr;
 };
 
 }  // namespace dts

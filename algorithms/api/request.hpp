@@ -47,10 +47,15 @@ class RequestImpl {
 };
 }  // namespace detail
 
+class Comm;
+
 class Request {
  public:
   Request() = default;
-  explicit Request(std::unique_ptr<detail::RequestImpl> impl) : impl_(std::move(impl)) {}
+  // `comm`: the Comm whose wait log (Comm::wait_log) and clock time this request's blocked waits (null: not
+  // recorded); `dst`: a send's destination (-1 for a receive).
+  explicit Request(std::unique_ptr<detail::RequestImpl> impl, const Comm* comm = nullptr, Rank dst = -1)
+      : impl_(std::move(impl)), comm_(comm), dst_(dst) {}
   Request(Request&&) noexcept = default;
   Request& operator=(Request&&) noexcept = default;
   ~Request() = default;  // a pending receive is cancelled; a pending send still completes (its data was copied)
@@ -59,18 +64,26 @@ class Request {
   // Non-blocking; true once complete (successfully or not).
   bool test() { return impl_->test(); }
   // Blocks until complete or until timeout_s of (simulated or wall) time has passed: kTimeout then,
-  // and the request stays pending (wait again or cancel it).
-  Status wait(double timeout_s = kForever) { return impl_->wait(timeout_s); }
+  // and the request stays pending (wait again or cancel it). A wait that blocked is charged to peer() in
+  // the Comm's wait log.
+  Status wait(double timeout_s = kForever);
   // wait(); throws CommError unless kOk.
   void wait_ok();
   // The sender of a completed receive (meaningful after irecv_any).
   Rank source() const { return impl_->source(); }
+  // The rank that completes this request: a send's destination, a completed receive's sender.
+  Rank peer() const { return dst_ >= 0 ? dst_ : source(); }
+  // Charges a wait on this request that began at begin_s on the Comm's clock and ended now with `s` to the
+  // Comm's wait log: to peer(), or to no one for kTimeout. Comm::wait_any's, and wait()'s.
+  void charge_wait(double begin_s, Status s) const;
   // A pending receive completes as kCancelled and will not take a message; a send cannot be recalled.
   void cancel() { impl_->cancel(); }
   void reset() { impl_.reset(); }
 
  private:
   std::unique_ptr<detail::RequestImpl> impl_;
+  const Comm* comm_ = nullptr;
+  Rank dst_ = -1;
 };
 
 }  // namespace dts

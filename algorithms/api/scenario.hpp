@@ -33,14 +33,13 @@ struct Jitter {
   double probability = 0, factor = 1;
 };
 
-// Links scaled during [from_s, until_s): by name, or the links private to a rank's host (its NIC). `down`: they
-// carry nothing in the window (flows stall and resume at until_s).
+// Links scaled for the whole run: by name, or the links private to a rank's host (its NIC). Not in a window:
+// SimGrid 3.32 bounds a flow's rate by its route's bandwidth when it starts, and undoing a change while flows
+// cross the link in the reverse direction (LV08's cross-traffic) makes their sharing penalty negative and aborts.
 struct LinkChange {
   std::vector<std::string> links;
   std::vector<Rank> nic_of;
   double bandwidth_factor = 1, latency_factor = 1;
-  bool down = false;
-  double from_s = 0, until_s = kNever;
 };
 
 // A rank that crashes at at_s, or that joins (starts) or leaves (ends cleanly) at at_s.

@@ -93,6 +93,37 @@ void MetricsLog::write_csv(const std::string& path) const {
   if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }
 
+RankActivity& MetricsLog::rank(Rank r) {
+  DTS_ASSERT(r >= 0, "a negative rank");
+  if (per_rank.size() <= static_cast<std::size_t>(r)) per_rank.resize(static_cast<std::size_t>(r) + 1);
+  return per_rank[static_cast<std::size_t>(r)];
+}
+
+void MetricsLog::write_rank_csvs(const std::string& ranks_path, const std::string& waits_path, int ranks) const {
+  std::FILE* f = std::fopen(ranks_path.c_str(), "w");
+  std::FILE* w = std::fopen(waits_path.c_str(), "w");
+  if (!f || !w) {
+    if (f) std::fclose(f);
+    if (w) std::fclose(w);
+    throw std::runtime_error("cannot write " + (f ? waits_path : ranks_path));
+  }
+  std::fprintf(f, "rank,steps,idle_s,waited_s\n");
+  std::fprintf(w, "rank,peer,waited_s\n");
+  for (Rank r = 0; r < ranks; ++r) {
+    const RankActivity none;
+    const RankActivity& a =
+        static_cast<std::size_t>(r) < per_rank.size() ? per_rank[static_cast<std::size_t>(r)] : none;
+    double waited = 0;
+    for (const auto& [peer, s] : a.waited_on) {
+      waited += s;
+      std::fprintf(w, "%d,%d,%.9g\n", r, peer, s);
+    }
+    std::fprintf(f, "%d,%lld,%.9g,%.9g\n", r, static_cast<long long>(a.steps), a.idle_s, waited);
+  }
+  const bool ok = std::fclose(f) == 0;
+  if (std::fclose(w) != 0 || !ok) throw std::runtime_error("cannot write " + ranks_path + " or " + waits_path);
+}
+
 MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
                                  std::int64_t eval_every_steps, std::int64_t log_every_steps)
     : comm_(comm),
@@ -113,6 +144,7 @@ MetricsRow MetricsRecorder::row(std::int64_t step) const {
 }
 
 void MetricsRecorder::step(std::int64_t step, float loss) {
+  ++log_.rank(comm_.rank()).steps;
   if (progress_) progress_->step(step, comm_.now_s(), loss);
   if (step % log_every_ != 0) return;
   MetricsRow r = row(step);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,16 @@ struct MetricsRow {
   std::optional<float> loss;
   std::optional<model::EvalResult> eval;
   std::uint64_t bytes_sent = 0, bytes_received = 0;
+};
+
+// One rank's share of a run (ranks.csv, waits.csv): the training steps it completed, its idle time (the
+// simulator's time account: its own time waiting on peers, locks and joins, wire time excluded; MPI: the
+// time its activities spent blocked in waits), and its blocked time by the peer that ended each wait
+// (algorithms/api/wait_log.hpp).
+struct RankActivity {
+  std::int64_t steps = 0;
+  double idle_s = 0;
+  std::map<Rank, double> waited_on;
 };
 
 // Test-set evaluation, shared by every rank of the process.
@@ -70,9 +81,16 @@ class MetricsLog {
   std::optional<MetricsRow> final_eval;
   std::string final_model_hash;     // FNV-1a 64 of the final evaluated parameters' bytes, hex
   std::string clock = "simulated";  // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
+  // By rank (grown as ranks record): steps counted by MetricsRecorder, idle_s and waited_on filled in by the
+  // runner after the run.
+  std::vector<RankActivity> per_rank;
   // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock; empty cells where not
   // measured; kind is "train" (a step's loss) or "eval" (a test-set evaluation).
   void write_csv(const std::string& path) const;
+  // ranks.csv: rank,steps,idle_s,waited_s (waited_s: the sum of the rank's waits.csv rows), one row per rank of
+  // a run of `ranks`; waits.csv: rank,peer,waited_s, the peers each rank waited on, in rank order.
+  void write_rank_csvs(const std::string& ranks_path, const std::string& waits_path, int ranks) const;
+  RankActivity& rank(Rank r);  // per_rank[r], grown to hold it
 };
 
 class MetricsRecorder final : public Recorder {

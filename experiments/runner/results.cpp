@@ -6,6 +6,8 @@
 #include <fstream>
 #include <numeric>
 
+#include "experiments/runner/scenario_events.hpp"
+
 #ifndef DTS_GIT_SHA
 #define DTS_GIT_SHA "unknown"
 #endif
@@ -60,6 +62,7 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
   } else {
     s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
   }
+  s["scenario"] = scenario_events(*plan.scenario, outcome.time_s);
   return s;
 }
 
@@ -74,6 +77,7 @@ void write_results(const std::string& dir, const Plan& plan, const nlohmann::jso
   resolved["host"] = {{"omp_max_threads", omp_get_max_threads()}};
   write_json(fs::path(dir) / "config.resolved.json", resolved);
   log.write_csv((fs::path(dir) / "metrics.csv").string());
+  log.write_rank_csvs((fs::path(dir) / "ranks.csv").string(), (fs::path(dir) / "waits.csv").string(), plan.ranks);
   write_json(fs::path(dir) / "summary.json", summary);
 }
 

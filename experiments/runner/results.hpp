@@ -31,7 +31,7 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
 // {"dtsim": version, "git": sha}; callers add their engine's version.
 nlohmann::json dtsim_versions();
 // Creates `dir` and writes config.resolved.json (the plan's, with the keys of `run` added: "versions", and on the
-// simulator the "simgrid_args" of the command line), metrics.csv and summary.json.
+// simulator the "simgrid_args" of the command line), metrics.csv, ranks.csv, waits.csv and summary.json.
 void write_results(const std::string& dir, const Plan& plan, const nlohmann::json& run, const MetricsLog& log,
                    const nlohmann::json& summary);
 

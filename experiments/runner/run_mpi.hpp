@@ -17,13 +17,14 @@ struct RankReport {
   MetricsLog log;
   double end_s = 0;  // wall seconds when the algorithm returned on this rank
   std::uint64_t messages = 0, bytes_sent = 0, bytes_received = 0;
+  RankActivity activity;  // its steps, its blocked time in waits (idle_s) and by peer
 };
 
 // Exact: doubles and floats survive the round trip bit for bit; a non-finite loss becomes "no loss".
 nlohmann::json report_to_json(const RankReport& r);
 RankReport report_from_json(const nlohmann::json& j);
 // Reports in rank order. Rows are ordered by (time, rank, step); the final evaluation is the one rank that
-// made it; the run's time is the last rank's end.
+// made it; the run's time is the last rank's end; MetricsLog::per_rank holds the reports' activities.
 std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& reports);
 
 }  // namespace dts::exp

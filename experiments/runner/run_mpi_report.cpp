@@ -19,7 +19,11 @@ nlohmann::json report_to_json(const RankReport& r) {
                       {"messages", r.messages},
                       {"bytes_sent", r.bytes_sent},
                       {"bytes_received", r.bytes_received},
-                      {"rows", nlohmann::json::array()}};
+                      {"rows", nlohmann::json::array()},
+                      {"steps", r.activity.steps},
+                      {"idle_s", r.activity.idle_s},
+                      {"waited_on", nlohmann::json::array()}};
+  for (const auto& [peer, s] : r.activity.waited_on) j["waited_on"].push_back({peer, s});
   for (const auto& row : r.log.rows) j["rows"].push_back(row_json(row));
   if (r.log.final_eval) {
     j["final"] = row_json(*r.log.final_eval);
@@ -49,6 +53,9 @@ RankReport report_from_json(const nlohmann::json& j) {
   r.bytes_sent = j.at("bytes_sent").get<std::uint64_t>();
   r.bytes_received = j.at("bytes_received").get<std::uint64_t>();
   for (const auto& x : j.at("rows")) r.log.rows.push_back(row_from(x));
+  r.activity.steps = j.at("steps").get<std::int64_t>();
+  r.activity.idle_s = j.at("idle_s").get<double>();
+  for (const auto& x : j.at("waited_on")) r.activity.waited_on[x.at(0).get<Rank>()] = x.at(1).get<double>();
   if (j.contains("final")) {
     r.log.final_eval = row_from(j["final"]);
     r.log.final_model_hash = j.at("hash").get<std::string>();
@@ -71,6 +78,7 @@ std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& r
     out.messages += r.messages;
     out.bytes_sent.push_back(r.bytes_sent);
     out.bytes_received.push_back(r.bytes_received);
+    log.per_rank.push_back(r.activity);
   }
   std::stable_sort(log.rows.begin(), log.rows.end(), [](const MetricsRow& a, const MetricsRow& b) {
     return std::tie(a.time_s, a.rank, a.step) < std::tie(b.time_s, b.rank, b.step);

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "algorithms/api/wait_log.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/run_mpi.hpp"
 #include "experiments/runner_mpi/run_mpi_fault.hpp"
@@ -116,6 +117,8 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
 
   mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
   scenario.start(comm);                        // the scenario's times are on that clock
+  WaitLog waits;
+  comm.set_wait_log(&waits);
   mpi::MpiNode node(rank);
   MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr, plan.eval_every_steps,
                           plan.log_every_steps);
@@ -126,7 +129,9 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
   plan.main(ctx);
   fault_point.plan_returned();
-  RankReport mine{std::move(log), comm.now_s(), comm.messages_sent(), comm.bytes_sent(), comm.bytes_received()};
+  const RankActivity activity{log.rank(rank).steps, waits.blocked_s(), waits.waited_on()};
+  RankReport mine{std::move(log),    comm.now_s(),          comm.messages_sent(),
+                  comm.bytes_sent(), comm.bytes_received(), activity};
   comm.quiesce();
 
   const std::vector<std::string> all = session.gather_on_root(report_to_json(mine).dump());

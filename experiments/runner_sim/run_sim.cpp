@@ -64,6 +64,11 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   versions["simgrid"] = sim::simgrid_version();
   const RunOutcome totals{"simulated", outcome.simulated_time_s, outcome.messages, outcome.bytes_sent,
                           outcome.bytes_received};
+  for (const sim::ActorTimes& a : outcome.actor_times) {  // a rank's idle time: its main actor's own
+    if (a.main && a.rank >= 0) log.rank(a.rank).idle_s = a.own[static_cast<std::size_t>(sim::TimeCategory::kIdle)];
+  }
+  for (Rank r = 0; r < static_cast<Rank>(outcome.waited_on.size()); ++r)
+    log.rank(r).waited_on = outcome.waited_on[static_cast<std::size_t>(r)];
   nlohmann::json s = summary(plan, totals, log);
   s["time_breakdown"] =
       time_breakdown(outcome.actor_times, plan.ranks, plan.workers, master_rank(plan), outcome.simulated_time_s);

@@ -59,3 +59,29 @@ TEST_CASE("hogwild_sgd: the servers apply gradients concurrently, async_sgd's ma
   REQUIRE(locked["end_s"].get<double>() == Approx(20 * 8 * 1e-3).epsilon(0.02));
   REQUIRE(hogwild["end_s"].get<double>() == Approx(20 * (0.5e-3 + 1e-3 + 2 * 10e-6)).epsilon(0.01));
 }
+
+TEST_CASE("hogwild_sgd: the other servers carry on when a worker fails", "[algorithms]") {
+  /* In details:
+   *   o 4 agreeing workers; worker rank 2 fails a third of the way through the run, packed or one message per
+   *     block (a failure between the pieces of a message drops it).
+   * Expectations
+   *   o the run ends without error: rank 2's server ends, the others serve their workers to the end;
+   *   o rank 2 stopped partway, the others ran every step, and W still lands on the optimum.
+   */
+  const bool packed = GENERATE(true, false);
+  AlgoRun run = hogwild_run(4);
+  run.config["packed"] = packed;
+  run.problem.blocks = packed ? 1 : 3;
+  run.problem.same_target = true;
+  const auto whole = dts::test::run_quadratic(run);
+  REQUIRE(!whole.contains("error"));
+  run.failures = {{2, whole["end_s"].get<double>() / 3}};
+  const auto out = dts::test::run_quadratic(run);
+  INFO(out.dump());
+  REQUIRE(!out.contains("error"));
+  REQUIRE(out["final_rank"] == 0);
+  for (const int r : {1, 3, 4}) REQUIRE(out["steps"][r] == run.steps);
+  REQUIRE(out["steps"][2] > 0);
+  REQUIRE(out["steps"][2] < run.steps);
+  REQUIRE(dts::test::distance_to_answer(out, run.problem) < 1e-5);
+}

@@ -224,6 +224,7 @@ const std::vector<Case>& cases() {
     std::vector<Case> v = detail::matching_cases();
     for (auto& c : detail::transfer_cases()) v.push_back(std::move(c));
     for (auto& c : detail::round_cases()) v.push_back(std::move(c));
+    for (auto& c : detail::wait_cases()) v.push_back(std::move(c));
     return v;
   }();
   return all;

@@ -31,6 +31,7 @@ namespace detail {
 std::vector<Case> matching_cases();  // comm_conformance.cpp
 std::vector<Case> transfer_cases();  // comm_conformance_transfer.cpp
 std::vector<Case> round_cases();     // comm_conformance_rounds.cpp
+std::vector<Case> wait_cases();      // comm_conformance_waits.cpp
 // Collects the first failed expectation.
 struct Expect {
   std::string failure;

@@ -21,7 +21,7 @@ TEST_CASE("dtsim run: the same experiment twice writes identical metrics and sum
     REQUIRE(r.code == 0);
   }
   for (const char* variant : {"allreduce_sgd", "easgd_async"}) {
-    for (const char* file : {"metrics.csv", "summary.json", "config.resolved.json"}) {
+    for (const char* file : {"metrics.csv", "summary.json", "config.resolved.json", "ranks.csv", "waits.csv"}) {
       INFO(variant << "/" << file);
       const std::string a = slurp(tmp / "a" / variant / file);
       REQUIRE(!a.empty());

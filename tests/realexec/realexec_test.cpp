@@ -42,6 +42,20 @@ fs::path write_tiny(const TempDir& tmp) {
 
 nlohmann::json summary_of(const fs::path& dir) { return nlohmann::json::parse(slurp(dir / "summary.json")); }
 
+// The steps column of ranks.csv, by rank.
+std::vector<std::string> steps_per_rank(const fs::path& dir) {
+  std::istringstream in(slurp(dir / "ranks.csv"));
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line == "rank,steps,idle_s,waited_s");
+  std::vector<std::string> steps;
+  while (std::getline(in, line)) {
+    const auto a = line.find(','), b = line.find(',', a + 1);
+    steps.push_back(line.substr(a + 1, b - a - 1));
+  }
+  return steps;
+}
+
 // (rank, step, loss, test_accuracy, test_loss) of every metrics.csv row, without times and byte counters.
 std::multiset<std::string> rows_without_time(const fs::path& dir) {
   std::multiset<std::string> rows;
@@ -98,6 +112,18 @@ TEST_CASE("realexec: allreduce_sgd on MPI ends with the simulator's model, bit f
     REQUIRE(m["wall_time_s"].get<double>() > 0);
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
     REQUIRE_THAT(slurp(tmp / "mpi" / variant / "metrics.csv"), Catch::Contains(",eval,wall\n"));
+    // ranks.csv: the same steps per rank (64 = 2 epochs of 32) on both backends; waits charged to ranks of the job.
+    REQUIRE(steps_per_rank(tmp / "mpi" / variant) == std::vector<std::string>(4, "64"));
+    REQUIRE(steps_per_rank(tmp / "sim" / variant) == std::vector<std::string>(4, "64"));
+    std::istringstream waits(slurp(tmp / "mpi" / variant / "waits.csv"));
+    std::string line;
+    REQUIRE((std::getline(waits, line) && line == "rank,peer,waited_s"));
+    int rows = 0;
+    for (; std::getline(waits, line); ++rows) {
+      const int rank = line[0] - '0', peer = line[2] - '0';
+      REQUIRE((line[1] == ',' && line[3] == ',' && rank != peer && peer >= 0 && peer < 4));
+    }
+    REQUIRE(rows > 0);
   }
 }
 

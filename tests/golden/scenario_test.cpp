@@ -1,0 +1,193 @@
+// dtsim run with a scenario section: stragglers slow exactly the ranks and windows they name, jitter is
+// reproducible from its seed, link changes and failures act, and a scenario's bad input is refused before the
+// run, naming the key.
+#include <catch2/catch.hpp>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+
+namespace fs = std::filesystem;
+using dts::data::testing::TempDir;
+using dts::test::run_dtsim;
+using dts::test::slurp;
+using dts::test::write_json;
+using nlohmann::json;
+
+namespace {
+
+// Modeled numerics with a fixed forward-backward time, on a small inline platform.
+json modeled(const std::string& algorithm, int workers, int steps) {
+  return {{"name", "sc"},
+          {"seed", 7},
+          {"platform",
+           {{"device", {{"peak_flops", 1e11}, {"mem_bw_Bps", 1e10}}},
+            {"link_bandwidth_bps", 1e9},
+            {"link_latency_s", 1e-4}}},
+          {"model", {{"name", "mlp"}, {"numerics", "modeled"}, {"step_time_s", 0.1}}},
+          {"data", {{"modeled", true}, {"name", "fashion_mnist"}}},
+          {"algorithm", {{"name", algorithm}, {"workers", workers}, {"batch_size", 32}}},
+          {"run", {{"steps", steps}, {"log_every_steps", 1}}}};
+}
+
+json file_json(const fs::path& file) { return json::parse(slurp(file)); }
+double simulated(const fs::path& dir) { return file_json(dir / "summary.json")["simulated_time_s"].get<double>(); }
+
+// The metrics.csv rows of one rank.
+std::string rows_of(const fs::path& dir, int rank) {
+  std::istringstream in(slurp(dir / "metrics.csv"));
+  std::string line, out;
+  while (std::getline(in, line)) {  // time_s,rank,...
+    const auto comma = line.find(',');
+    if (comma != std::string::npos &&
+        line.substr(comma + 1, line.find(',', comma + 1) - comma - 1) == std::to_string(rank)) {
+      out += line;
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+struct Run {
+  dts::test::CliResult cli;
+  fs::path out;
+};
+
+Run run(const TempDir& tmp, const std::string& name, const json& exp, const std::string& extra = "") {
+  write_json(tmp / (name + ".json"), exp);
+  Run r{run_dtsim("run " + (tmp / (name + ".json")).string() + " --out " + (tmp / name).string() + extra, tmp / ""),
+        tmp / name};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("scenario: a straggler slows exactly its rank and its window, as the formula says", "[golden]") {
+  TempDir tmp;
+  // One worker, no communication: the run is compute only, so its length follows from the formula.
+  json exp = modeled("allreduce_sgd", 1, 10);
+  exp["variants"] = {
+      {{"name", "base"}},
+      {{"name", "window"},
+       {"scenario", {{"stragglers", {{{"ranks", {0}}, {"factor", 3}, {"from_s", 0.25}, {"until_s", 0.55}}}}}}},
+      {{"name", "whole"}, {"scenario", {{"stragglers", {{{"ranks", "all"}, {"factor", 2}}}}}}}};
+  const Run r = run(tmp, "one", exp);
+  INFO(r.cli.err);
+  REQUIRE(r.cli.code == 0);
+  const double base = simulated(r.out / "base");
+  // 0.3 s of window do 0.1 s of work: 0.2 s more.
+  CHECK(simulated(r.out / "window") == Approx(base + 0.3 * (1 - 1.0 / 3)).epsilon(1e-12));
+  CHECK(simulated(r.out / "whole") == Approx(2 * base).epsilon(1e-12));
+
+  // Two workers that never exchange (comm_period beyond the run): only the named rank's steps move.
+  json two = modeled("easgd_async", 2, 10);
+  two["algorithm"]["comm_period_steps"] = 1000;
+  two["variants"] = {{{"name", "base"}},
+                     {{"name", "slow"}, {"scenario", {{"stragglers", {{{"ranks", {2}}, {"factor", 2}}}}}}}};
+  const Run t = run(tmp, "two", two);
+  INFO(t.cli.err);
+  REQUIRE(t.cli.code == 0);
+  REQUIRE(!rows_of(t.out / "base", 1).empty());
+  CHECK(rows_of(t.out / "base", 1) == rows_of(t.out / "slow", 1));
+  CHECK(rows_of(t.out / "base", 2) != rows_of(t.out / "slow", 2));
+  CHECK(file_json(t.out / "slow" / "config.resolved.json")["scenario"]["stragglers"][0]["resolved_ranks"] ==
+        json::array({2}));
+}
+
+TEST_CASE("scenario: jitter is reproducible from its seed and changes with it; a fraction is drawn", "[golden]") {
+  TempDir tmp;
+  json exp = modeled("allreduce_sgd", 4, 20);
+  exp["scenario"] = {{"jitter", {{{"ranks", "workers"}, {"model", "two_point"}, {"probability", 0.3}, {"factor", 4}}}},
+                     {"stragglers", {{{"fraction", 0.5}, {"factor", 1.5}}}}};
+  const Run a = run(tmp, "a", exp), b = run(tmp, "b", exp);
+  INFO(a.cli.err);
+  REQUIRE(a.cli.code == 0);
+  REQUIRE(b.cli.code == 0);
+  CHECK(slurp(a.out / "metrics.csv") == slurp(b.out / "metrics.csv"));
+  CHECK(slurp(a.out / "summary.json") == slurp(b.out / "summary.json"));
+  const json drawn = file_json(a.out / "config.resolved.json")["scenario"]["stragglers"][0]["resolved_ranks"];
+  CHECK(drawn.size() == 2);
+
+  exp["scenario"]["seed"] = 8;
+  const Run c = run(tmp, "c", exp);
+  REQUIRE(c.cli.code == 0);
+  CHECK(simulated(c.out) != simulated(a.out));
+  exp.erase("scenario");
+  const Run none = run(tmp, "none", exp);
+  REQUIRE(none.cli.code == 0);
+  CHECK(simulated(none.out) < simulated(a.out));
+}
+
+TEST_CASE("scenario: a degraded link slows the run; a failure stops allreduce SGD naming the rank", "[golden]") {
+  TempDir tmp;
+  json exp = modeled("allreduce_sgd", 4, 10);
+  exp["variants"] = {
+      {{"name", "base"}},
+      {{"name", "slow_nic"}, {"scenario", {{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.1}}}}}}},
+      {{"name", "same_by_name"},
+       {"scenario", {{"links", {{{"links", {"link-node-1_UP", "link-node-1_DOWN"}}, {"bandwidth_factor", 0.1}}}}}}},
+      {{"name", "far"}, {"scenario", {{"links", {{{"nic_of", {1}}, {"latency_factor", 100}}}}}}}};
+  const Run r = run(tmp, "links", exp);
+  INFO(r.cli.err);
+  REQUIRE(r.cli.code == 0);
+  const double base = simulated(r.out / "base");
+  // The ring's every step crosses rank 1's NIC: a tenth of its bandwidth slows the run several times.
+  CHECK(simulated(r.out / "slow_nic") > 3 * base);
+  CHECK(simulated(r.out / "same_by_name") == simulated(r.out / "slow_nic"));
+  CHECK(simulated(r.out / "far") > base);
+
+  exp.erase("variants");
+  exp["scenario"] = {{"failures", {{{"rank", 3}, {"at_s", 0.5}}}}};
+  const Run f = run(tmp, "fail", exp);
+  CHECK(f.cli.code == 1);
+  CHECK_THAT(f.cli.err,
+             Catch::Contains("the run stopped at simulated time 0.5 s") && Catch::Contains("peer rank 3 failed"));
+  CHECK_FALSE(fs::exists(f.out));
+
+  // Async EASGD goes on without a failed worker.
+  json easgd = modeled("easgd_async", 3, 10);
+  easgd["scenario"] = {{"failures", {{{"rank", 2}, {"at_s", 0.5}}}}};
+  const Run e = run(tmp, "easgd", easgd);
+  INFO(e.cli.err);
+  CHECK(e.cli.code == 0);
+}
+
+TEST_CASE("scenario: bad input is refused before the run, naming the key", "[golden]") {
+  TempDir tmp;
+  const json base = modeled("allreduce_sgd", 4, 5);
+  const auto refused = [&](const json& scenario, const std::string& where, const std::string& extra = "") {
+    json exp = base;
+    exp["scenario"] = scenario;
+    const Run r = run(tmp, "bad", exp, " --check" + extra);
+    INFO(scenario.dump() << "\n" << r.cli.err);
+    CHECK(r.cli.code == 2);
+    CHECK_THAT(r.cli.err, Catch::Contains("bad.json:/scenario" + where));
+  };
+  refused({{"stragglers", {{{"ranks", {4}}, {"factor", 2}}}}}, "/stragglers/0/ranks/0");
+  refused({{"stragglers", {{{"ranks", {1}}, {"fraction", 0.5}, {"factor", 2}}}}}, "/stragglers/0/ranks");
+  refused({{"stragglers", {{{"ranks", {1}}, {"factor", 2}, {"from_s", 2}, {"until_s", 1}}}}}, "/stragglers/0/until_s");
+  refused({{"stragglers", {{{"ranks", {1}}}}}}, "/stragglers/0/factor");
+  refused({{"jitter", {{{"ranks", "all"}, {"model", "two_point"}, {"probability", 2}, {"factor", 2}}}}},
+          "/jitter/0/probability");
+  refused({{"links", {{{"links", {"no-such-link"}}, {"bandwidth_factor", 0.5}}}}}, "/links/0/links");
+  refused({{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.5}, {"until_s", 3}}}}}, "/links/0/until_s");
+  refused({{"failures", {{{"rank", 1}, {"at_s", 1}}, {{"rank", 1}, {"at_s", 2}}}}}, "/failures/1/rank");
+  refused({{"joins", {{{"rank", 1}, {"at_s", 1}}}}}, "/joins");
+  refused({{"failures", {{{"rank", 1}, {"at_s", 1}}}}}, "/failures", " --set run.fidelity=collective");
+  refused({{"stragglers", {{{"ranks", {1}}, {"factor", 2}}}}, {"typo", 1}}, "/typo");
+
+  // A scenario file, named relative to the experiment; its errors name the file.
+  write_json(tmp / "slow.json", {{"name", "slow"}, {"stragglers", {{{"ranks", {1}}, {"factor", 2}}}}});
+  json exp = base;
+  exp["scenario"] = "slow.json";
+  Run r = run(tmp, "byfile", exp, " --check");
+  INFO(r.cli.err);
+  CHECK(r.cli.code == 0);
+  write_json(tmp / "slow.json", {{"stragglers", {{{"ranks", {1}}, {"factor", -2}}}}});
+  r = run(tmp, "byfile", exp, " --check");
+  CHECK(r.cli.code == 2);
+  CHECK_THAT(r.cli.err, Catch::Contains("slow.json:/stragglers/0/factor"));
+  exp["scenario"] = "missing.json";
+  r = run(tmp, "byfile", exp, " --check");
+  CHECK(r.cli.code == 2);
+  CHECK_THAT(r.cli.err, Catch::Contains("byfile.json:/scenario") && Catch::Contains("missing.json"));
+}
