@@ -1,4 +1,5 @@
-// MpiCompute: the Trainer's kernels (algorithms/api/trainer_compute.hpp), real numerics only.
+// MpiCompute: the Trainer's kernels (algorithms/api/trainer_compute.hpp), real numerics only, and the
+// scenario's stretch and failure.
 #include "realexec/mpi_compute.hpp"
 
 namespace dts::mpi {
@@ -10,6 +11,35 @@ const model::TrainerSetup& MpiCompute::checked(const model::TrainerSetup& setup)
   return setup;
 }
 
-MpiCompute::MpiCompute(const model::TrainerSetup& setup, Rank rank) : TrainerCompute(checked(setup), rank) {}
+MpiCompute::MpiCompute(const model::TrainerSetup& setup, Rank rank, const RankScenario* scenario)
+    : TrainerCompute(checked(setup), rank), scenario_(scenario != nullptr && scenario->active() ? scenario : nullptr) {}
+
+template <class Work>
+auto MpiCompute::timed(Work&& work) {
+  if (scenario_ == nullptr) return work();
+  scenario_->check_alive();
+  const std::int64_t step = steps_.load();
+  const double start_s = scenario_->now_s();
+  auto out = work();
+  scenario_->stretch(step, start_s, scenario_->now_s() - start_s);
+  return out;
+}
+
+float MpiCompute::forward_backward(ConstSlice params, Slice grads) {
+  const float loss = timed([&] { return train(params, grads); });
+  ++steps_;
+  return loss;
+}
+
+void MpiCompute::optimizer_step(Slice params, ConstSlice grads) {
+  timed([&] {
+    update(params, grads);
+    return 0;
+  });
+}
+
+void MpiCompute::charge_elementwise(std::size_t /*n*/, int /*streams*/) {
+  if (scenario_ != nullptr) scenario_->check_alive();
+}
 
 }  // namespace dts::mpi

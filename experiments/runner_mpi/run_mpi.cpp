@@ -2,7 +2,8 @@
 // then run its plans one after another with MpiComm/MpiNode/MpiCompute; rank 0 gathers every rank's
 // metrics, writes the result directory (DIR.partial-PID, renamed when complete) and prints progress.
 // An exception on a rank ends the job (MPI_Abort): the other ranks would otherwise wait for it forever.
-// Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
+// A scenario's stragglers and jitter slow a rank's compute (realexec/mpi_compute.hpp); its failures end the job
+// from the failed rank like a throw (run_mpi_fault.hpp). Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
 #include "experiments/runner/run.hpp"
 
 #include <algorithm>
@@ -55,8 +56,21 @@ std::string plan_where(const RunOptions& opt, const Plan& plan, const std::strin
   return opt.experiment_file + ":" + (plan.variant.empty() ? "" : "/variants[" + plan.variant + "]") + key;
 }
 
-// Input checks that only the MPI backend makes: the numerics, and the job's size (`world`; 0: not in a job).
+// Input checks that only the MPI backend makes: the numerics, the scenario (stragglers, jitter and failures
+// only), and the job's size (`world`; 0: not in a job).
 void check_plan(const RunOptions& opt, const Plan& plan, int world) {
+  const Scenario& sc = *plan.scenario;
+  if (!sc.links.empty()) {
+    throw InputError(sc.where + "/links",
+                     "link changes are a simulator notion: the MPI backend runs on the machine's own network (only "
+                     "stragglers, jitter and failures apply to --backend mpi)");
+  }
+  for (const auto* events : {&sc.joins, &sc.leaves}) {
+    if (!events->empty()) {
+      throw InputError(sc.where + (events == &sc.joins ? "/joins" : "/leaves"),
+                       "joins and leaves are not supported by the MPI backend (its job has a fixed set of ranks)");
+    }
+  }
   if (!plan.real) {
     throw InputError(
         plan_where(opt, plan, "/model/numerics"),
@@ -94,19 +108,21 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
                                        double hang_timeout_s, const std::string& label) {
   const Rank rank = session.rank();
   const model::TrainerSetup setup = trainer_setup(plan);
-  mpi::MpiCompute compute(setup, rank);
+  mpi::RankScenario scenario(*plan.scenario, rank);
+  mpi::MpiCompute compute(setup, rank, &scenario);
   Evaluator evaluator(plan.model, setup.backend, plan.data->test);
   MetricsLog log;
   std::optional<Progress> progress;
   if (rank == 0) progress.emplace(label, plan.steps, "wall");
 
   mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
+  scenario.start(comm);                        // the scenario's times are on that clock
   WaitLog waits;
   comm.set_wait_log(&waits);
   mpi::MpiNode node(rank);
   MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr, plan.eval_every_steps,
                           plan.log_every_steps);
-  FaultPoint fault_point(fault, rank, /*trains=*/rank >= plan.ranks - plan.workers);
+  FaultPoint fault_point(fault, rank, /*trains=*/rank >= plan.ranks - plan.workers, &scenario);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
   RankRecorder recorder(metrics, fault_point);

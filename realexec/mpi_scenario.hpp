@@ -1,0 +1,38 @@
+// One rank's part of a scenario on MPI (algorithms/api/scenario.hpp): its compute stretched by sleeping, and
+// its failure. Link changes, joins and leaves have no meaning on real processes; the runner refuses them.
+#pragma once
+
+#include <cstdint>
+
+#include "algorithms/api/comm.hpp"
+#include "algorithms/api/scenario.hpp"
+
+namespace dts::mpi {
+
+class RankScenario {
+ public:
+  // `scenario` must outlive this.
+  RankScenario(const Scenario& scenario, Rank rank);
+  // The clock of the scenario's times: `comm`'s now_s (wall seconds since the plan's start). Until it is
+  // set, nothing is slowed and nothing fails (the compute before the Comm exists is setup).
+  void start(const Comm& comm) { clock_ = &comm; }
+  bool active() const { return slows_ || fails_; }
+  bool fails() const { return fails_; }
+
+  // Throws CommError naming this rank once its failure time has passed: the rank boundary of the runner
+  // ends the job with it, as it does any rank's error.
+  void check_alive() const;
+  // Compute of this rank's step `step` began at `start_s` and took `measured_s` of wall time: sleeps until it
+  // has taken the scenario's stretch() of that.
+  void stretch(std::int64_t step, double start_s, double measured_s) const;
+  double now_s() const { return clock_ != nullptr ? clock_->now_s() : 0; }
+
+ private:
+  const Scenario& scenario_;
+  Rank rank_;
+  const Comm* clock_ = nullptr;
+  bool slows_, fails_ = false;
+  double fail_at_s_ = kNever;
+};
+
+}  // namespace dts::mpi
