@@ -1,6 +1,7 @@
 // run_quadratic(): a SimJob with QuadraticCompute ranks and a recorder that captures the final model.
 #include "tests/algorithms/algo_harness.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include <simgrid/s4u.hpp>
@@ -87,6 +88,24 @@ double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& 
   double worst = 0;
   for (std::size_t k = 0; k < m.size(); ++k) worst = std::max(worst, std::abs(x[k] - m[k]));
   return worst;
+}
+
+nlohmann::json run_with_failed_worker(AlgoRun run, bool packed) {
+  run.config["packed"] = packed;
+  run.problem.blocks = packed ? 1 : 3;
+  run.problem.same_target = true;
+  const auto whole = run_quadratic(run);
+  REQUIRE(!whole.contains("error"));
+  run.failures = {{2, whole["end_s"].get<double>() / 3}};
+  const auto out = run_quadratic(run);
+  INFO(out.dump());
+  REQUIRE(!out.contains("error"));
+  REQUIRE(out["final_rank"] == 0);
+  for (const int r : {1, 3, 4}) REQUIRE(out["steps"][r] == run.steps);
+  REQUIRE(out["steps"][2] > 0);
+  REQUIRE(out["steps"][2] < run.steps);
+  REQUIRE(distance_to_answer(out, run.problem) < 1e-5);
+  return out;
 }
 
 }  // namespace dts::test

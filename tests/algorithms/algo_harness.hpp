@@ -36,4 +36,10 @@ nlohmann::json run_quadratic(const AlgoRun& run);
 // max_k |x_k - mean_k| of the final model against the closed-form answer.
 double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p);
 
+// A server algorithm's `run` (4 agreeing workers, ranks 1-4, behind rank 0), packed or one message per block of
+// three, with worker rank 2 failing a third of the way through. Requires that the run ends without error with
+// the server's model, the other workers having run every step and rank 2 only part of them, on the optimum.
+// Returns the outcome for the algorithm's own checks.
+nlohmann::json run_with_failed_worker(AlgoRun run, bool packed);
+
 }  // namespace dts::test

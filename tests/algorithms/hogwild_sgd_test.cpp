@@ -68,20 +68,5 @@ TEST_CASE("hogwild_sgd: the other servers carry on when a worker fails", "[algor
    *   o the run ends without error: rank 2's server ends, the others serve their workers to the end;
    *   o rank 2 stopped partway, the others ran every step, and W still lands on the optimum.
    */
-  const bool packed = GENERATE(true, false);
-  AlgoRun run = hogwild_run(4);
-  run.config["packed"] = packed;
-  run.problem.blocks = packed ? 1 : 3;
-  run.problem.same_target = true;
-  const auto whole = dts::test::run_quadratic(run);
-  REQUIRE(!whole.contains("error"));
-  run.failures = {{2, whole["end_s"].get<double>() / 3}};
-  const auto out = dts::test::run_quadratic(run);
-  INFO(out.dump());
-  REQUIRE(!out.contains("error"));
-  REQUIRE(out["final_rank"] == 0);
-  for (const int r : {1, 3, 4}) REQUIRE(out["steps"][r] == run.steps);
-  REQUIRE(out["steps"][2] > 0);
-  REQUIRE(out["steps"][2] < run.steps);
-  REQUIRE(dts::test::distance_to_answer(out, run.problem) < 1e-5);
+  dts::test::run_with_failed_worker(hogwild_run(4), GENERATE(true, false));
 }
