@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import easgd_hpc_read as R  # noqa: E402
+from determinism import determinism  # noqa: E402
 
 PAIRS = [("easgd_async", "async_sgd"), ("measgd_async", "async_msgd"), ("easgd_hogwild", "hogwild_sgd"),
          ("easgd_sync3", "easgd_original")]
@@ -262,27 +263,9 @@ PERTURBATIONS = {"repeat": "exact repeat", "slow_pcie": "PCIe at half bandwidth"
 
 
 def h10_determinism(root, out):
-    v = R.variants(root)
-    algs = sorted({n[: -len("_ref")] for n in v if n.endswith("_ref")})
-    perts = [p for p in PERTURBATIONS if any(n.endswith("_" + p) for n in v)]
-    body, matrix = [], []
-    for a in algs:
-        ref = R.summary(v[f"{a}_ref"])
-        same = [R.summary(v[f"{a}_{p}"])["final_model_hash"] == ref["final_model_hash"] for p in perts]
-        accs = [R.summary(v[f"{a}_{p}"])["test_accuracy"] for p in ["ref"] + perts]
-        body.append([a] + ["same" if x else "DIFFERENT" for x in same] + [min(accs), max(accs)])
-        matrix.append([1 if x else 0 for x in same])
-    print("H10: final model hash of each run against the reference run of the same method (same seed)\n")
-    print(R.table(["method"] + [PERTURBATIONS[p] for p in perts] + ["min accuracy", "max accuracy"], body))
-    fig, ax = plt.subplots(figsize=(9, 3.5))
-    ax.imshow(matrix, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(perts)), [PERTURBATIONS[p] for p in perts], fontsize=8)
-    ax.set_yticks(range(len(algs)), algs)
-    for i, r in enumerate(matrix):
-        for j, x in enumerate(r):
-            ax.text(j, i, "same" if x else "differs", ha="center", va="center")
-    ax.set_title("H10: final model identical to the reference run? (real numerics, same seed)")
-    return fig
+    return determinism(root, PERTURBATIONS,
+                       "H10: final model hash of each run against the reference run of the same method (same seed)",
+                       "H10: final model identical to the reference run? (real numerics, same seed)")
 
 
 EXPERIMENTS = {f.__name__: f for f in (h2_h3_methods, h4_packing, h5_knl_partition, h6_weak_scaling, h7_intel_caffe,

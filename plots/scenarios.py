@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import easgd_hpc_read as R  # noqa: E402
+from determinism import determinism  # noqa: E402
 
 STRAGGLERS = ["none", "2x", "10x"]
 PLATFORMS = {"testbed": "4-GPU M40 testbed", "ec2": "EC2-like 10 Gb/s K80 cluster"}
@@ -81,28 +82,10 @@ PERTURBATIONS = {"repeat": "exact repeat", "straggler_2x": "worker 1 2x slower",
 
 
 def b_determinism(root, out):
-    v = R.variants(root)
-    algs = sorted({n[: -len("_ref")] for n in v if n.endswith("_ref")})
-    perts = [p for p in PERTURBATIONS if any(n.endswith("_" + p) for n in v)]
-    body, matrix = [], []
-    for a in algs:
-        ref = R.summary(v[f"{a}_ref"])
-        same = [R.summary(v[f"{a}_{p}"])["final_model_hash"] == ref["final_model_hash"] for p in perts]
-        accs = [R.summary(v[f"{a}_{p}"])["test_accuracy"] for p in ["ref"] + perts]
-        body.append([a] + ["same" if x else "DIFFERENT" for x in same] + [min(accs), max(accs)])
-        matrix.append([1 if x else 0 for x in same])
-    print("5b (H10 with real stragglers): final model hash of each run against the reference run of the same method "
-          "(same seed)\n")
-    print(R.table(["method"] + [PERTURBATIONS[p] for p in perts] + ["min accuracy", "max accuracy"], body))
-    fig, ax = plt.subplots(figsize=(9, 3.5))
-    ax.imshow(matrix, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(perts)), [PERTURBATIONS[p] for p in perts], fontsize=8)
-    ax.set_yticks(range(len(algs)), algs)
-    for i, r in enumerate(matrix):
-        for j, x in enumerate(r):
-            ax.text(j, i, "same" if x else "differs", ha="center", va="center")
-    ax.set_title("5b: final model identical to the reference run? (simulated, real numerics, same seed)")
-    return fig
+    return determinism(root, PERTURBATIONS,
+                       "5b (H10 with real stragglers): final model hash of each run against the reference run of "
+                       "the same method (same seed)",
+                       "5b: final model identical to the reference run? (simulated, real numerics, same seed)")
 
 
 def c_jitter(root, out):
