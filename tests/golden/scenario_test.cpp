@@ -54,7 +54,9 @@ struct Run {
 
 Run run(const TempDir& tmp, const std::string& name, const json& exp, const std::string& extra = "") {
   write_json(tmp / (name + ".json"), exp);
-  Run r{run_dtsim("run " + (tmp / (name + ".json")).string() + " --out " + (tmp / name).string() + extra, tmp / ""),
+  // A scenario must never hang a run: each gets 120 s (the longest takes under 2 s), then SIGTERM (exit 124).
+  Run r{run_dtsim("run " + (tmp / (name + ".json")).string() + " --out " + (tmp / name).string() + extra, tmp / "",
+                  "timeout -s TERM 120 "),
         tmp / name};
   return r;
 }
