@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include <simgrid/version.h>
@@ -38,24 +39,19 @@ SimOutcome run_simulation(const SimJob& job) {
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
   std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));
-  std::exception_ptr failure;
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
 
-  // An exception out of rank r's actor or one of its activities stops the run; the first one is reported.
-  const auto stop = [&failure](Rank r, const std::exception_ptr& e) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const PeerFailed& p) {  // where and when the run stops
-      if (!failure) {
-        std::ostringstream what;
-        what << "the run stopped at simulated time " << std::setprecision(9) << sg4::Engine::get_clock() << " s: rank "
-             << r << ": " << p.what();
-        failure = std::make_exception_ptr(CommError(what.str()));
-      }
-    } catch (...) {
-      if (!failure) failure = std::current_exception();
-    }
+  // An exception out of rank r's actor or one of its activities stops the run; the first one is reported, after
+  // the engine returns (formatting it on an activity's small stack, just after the unwinding, trips ASan).
+  struct Stopped {
+    Rank rank = -1;
+    double at_s = 0;
+    std::exception_ptr error;
+  };
+  std::optional<Stopped> stopped;
+  const auto stop = [&stopped](Rank r, const std::exception_ptr& e) {
+    if (!stopped) stopped = Stopped{r, sg4::Engine::get_clock(), e};
     sg4::Actor::kill_all();
   };
   for (Rank r = 0; r < job.ranks; ++r) {
@@ -71,7 +67,7 @@ SimOutcome run_simulation(const SimJob& job) {
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
         job.main(ctx);
       } catch (const RankGone&) {
-        // this rank failed (job.failures): it ends here
+        // this rank failed (the scenario's failures): it ends here
       } catch (const simgrid::ForcefulKillException&) {
         throw;  // SimGrid unwinds killed actors with this; it must pass through
       } catch (...) {
@@ -81,7 +77,16 @@ SimOutcome run_simulation(const SimJob& job) {
   }
   start_scenario(job.scenario, world, hosts);
   engine.run();
-  if (failure) std::rethrow_exception(failure);
+  if (stopped) {
+    try {
+      std::rethrow_exception(stopped->error);
+    } catch (const PeerFailed& p) {  // where and when the run stops
+      std::ostringstream what;
+      what << "the run stopped at simulated time " << std::setprecision(9) << stopped->at_s << " s: rank "
+           << stopped->rank << ": " << p.what();
+      throw CommError(what.str());
+    }
+  }
   if (deadlock) throw CommError("the simulation deadlocked: some ranks wait for messages nobody sends");
   SimOutcome out{sg4::Engine::get_clock(), world.messages_sent(), {}, {}, account.actors(sg4::Engine::get_clock()), {}};
   for (Rank r = 0; r < job.ranks; ++r) {
