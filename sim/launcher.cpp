@@ -35,6 +35,7 @@ SimOutcome run_simulation(const SimJob& job) {
 
   const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
   TimeAccount account;
+  account.set_sink(job.spans);
   SimWorld world(hosts, &account);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);

@@ -34,6 +34,8 @@ struct SimJob {
   std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine
   // Failures and link changes played by the simulation; stragglers and jitter are the Computes' (SimCompute's).
   Scenario scenario;
+  // Receives the time account's stretches and messages (a timeline); null: none.
+  SpanSink* spans = nullptr;
 };
 
 struct SimOutcome {

@@ -115,19 +115,21 @@ TimeAccount::State* TimeAccount::self() { return find(sg4::this_actor::get_pid()
 
 void TimeAccount::register_actor(State s) {
   s.times.start_s = s.since_s = now();
-  index_[sg4::this_actor::get_pid()] = states_.size();
+  s.pid = sg4::this_actor::get_pid();
+  index_[s.pid] = states_.size();
   states_.push_back(std::move(s));
 }
 
-void TimeAccount::add_own(State& s, TimeCategory c, double begin_s, double end_s) {
+void TimeAccount::add_own(State& s, TimeCategory c, double begin_s, double end_s, SpanSink* sink) {
   if (end_s <= begin_s) return;
   s.times.own[at(c)] += end_s - begin_s;
   if (!s.times.main) s.intervals.push_back({begin_s, end_s, c});
+  if (sink != nullptr) sink->span({s.times.rank, s.pid, s.times.main, c, begin_s, end_s});
 }
 
-void TimeAccount::flush(State& s, double now_s) {
+void TimeAccount::flush(State& s, double now_s, SpanSink* sink) {
   if (!s.blocked && now_s > s.since_s) {
-    add_own(s, s.current, s.since_s, now_s);
+    add_own(s, s.current, s.since_s, now_s, sink);
     s.times.path[at(s.current)] += now_s - s.since_s;
   }
   if (!s.blocked) s.since_s = now_s;
@@ -145,7 +147,7 @@ TimeAccount::ActorScope::ActorScope(TimeAccount* account, SpawnedBy parent) : ac
   if (account_ == nullptr) return;
   State* p = account_->find(parent.parent_pid);
   if (p == nullptr) return;
-  flush(*p, now());
+  flush(*p, now(), account_->sink_);
   State s;
   s.times.rank = p->times.rank;
   s.times.path = p->times.path;  // the activity's path starts where its parent's is
@@ -157,7 +159,7 @@ TimeAccount::ActorScope::~ActorScope() {
   State* s = account_->self();
   if (s == nullptr) return;
   s->blocked = false;  // a killed actor may end inside a wait
-  flush(*s, now());
+  flush(*s, now(), account_->sink_);
   s->times.end_s = now();
 }
 
@@ -165,7 +167,7 @@ TimeAccount::Scope::Scope(TimeAccount* account, TimeCategory c) {
   State* s = account != nullptr ? account->self() : nullptr;
   if (s == nullptr) return;
   account_ = account;
-  flush(*s, now());
+  flush(*s, now(), account->sink_);
   before_ = s->current;
   s->current = c;
 }
@@ -174,29 +176,36 @@ TimeAccount::Scope::~Scope() {
   if (account_ == nullptr) return;
   State* s = account_->self();
   if (s == nullptr) return;
-  flush(*s, now());
+  flush(*s, now(), account_->sink_);
   s->current = before_;
 }
 
 std::shared_ptr<FlowTrace> TimeAccount::trace_send(const sg4::Host* src, const sg4::Host* dst) {
   State* s = self();
   if (s == nullptr) return nullptr;
-  flush(*s, now());
+  flush(*s, now(), sink_);
   auto t = std::make_shared<FlowTrace>();
   t->category = transfer_category(src, dst);
+  t->sink = sink_;
+  t->from = s->times.rank;
+  t->src = src;
+  t->dst = dst;
   t->start_s = now();
   t->path = s->times.path;
   return t;
 }
 
 void TimeAccount::arrived(FlowTrace* trace) {
-  if (trace != nullptr) trace->end_s = now();
+  if (trace == nullptr) return;
+  trace->end_s = now();
+  if (trace->sink != nullptr)
+    trace->sink->message({trace->from, trace->src, trace->dst, trace->category, trace->start_s, trace->end_s});
 }
 
 void TimeAccount::wait_begin() {
   State* s = self();
   if (s == nullptr || s->blocked) return;
-  flush(*s, now());
+  flush(*s, now(), sink_);
   s->blocked = true;
   s->blocked_since_s = now();
 }
@@ -208,15 +217,15 @@ void TimeAccount::wait_end(const FlowTrace* done) {
   s->blocked = false;
   s->since_s = t1;
   if (done == nullptr || done->end_s < 0) {
-    add_own(*s, TimeCategory::kIdle, t0, t1);
+    add_own(*s, TimeCategory::kIdle, t0, t1, sink_);
     s->times.path[at(TimeCategory::kIdle)] += t1 - t0;
     return;
   }
   // Own: the wire time inside my wait is communication, the rest idle.
   const double a = std::clamp(done->start_s, t0, t1), b = std::clamp(done->end_s, t0, t1);
-  add_own(*s, TimeCategory::kIdle, t0, a);
-  add_own(*s, done->category, a, b);
-  add_own(*s, TimeCategory::kIdle, b, t1);
+  add_own(*s, TimeCategory::kIdle, t0, a, sink_);
+  add_own(*s, done->category, a, b, sink_);
+  add_own(*s, TimeCategory::kIdle, b, t1, sink_);
   // Path: the message ended after I began waiting, so it is the later dependency: its sender's path.
   if (done->end_s > t0) {
     s->times.path = done->path;
@@ -238,15 +247,22 @@ void TimeAccount::join_end(long child_pid) {
   s->blocked = false;
   s->since_s = t1;
   // Own: what the activity did during my join; path: the activity's, if it ended after I began to wait.
-  double covered = 0;
+  // In the timeline, the join's stretches are the activity's, and the gaps between them idle.
+  double covered = 0, at_s = t0;
   for (const Interval& iv : c->intervals) {
     const double a = std::max(iv.begin_s, t0), b = std::min(iv.end_s, t1);
     if (b <= a) continue;
     s->times.own[at(iv.category)] += b - a;
     if (!s->times.main) s->intervals.push_back({a, b, iv.category});
+    if (sink_ != nullptr) {
+      if (a > at_s) sink_->span({s->times.rank, s->pid, s->times.main, TimeCategory::kIdle, at_s, a});
+      sink_->span({s->times.rank, s->pid, s->times.main, iv.category, a, b});
+      at_s = std::max(at_s, b);
+    }
     covered += b - a;
   }
   s->times.own[at(TimeCategory::kIdle)] += std::max(0.0, (t1 - t0) - covered);
+  if (sink_ != nullptr && t1 > at_s) sink_->span({s->times.rank, s->pid, s->times.main, TimeCategory::kIdle, at_s, t1});
   std::vector<Interval>().swap(c->intervals);  // joined once
   if (c->times.end_s > t0) {
     s->times.path = c->times.path;
@@ -261,7 +277,7 @@ std::vector<ActorTimes> TimeAccount::actors(double now_s) const {
   for (State s : states_) {
     if (s.times.end_s < 0) {
       s.blocked = false;
-      flush(s, now_s);
+      flush(s, now_s, nullptr);
       s.times.end_s = now_s;
     }
     out.push_back(s.times);

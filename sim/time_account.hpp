@@ -54,9 +54,36 @@ TimeCategory transfer_category(const simgrid::s4u::Host* a, const simgrid::s4u::
 TimeCategory update_category(const simgrid::s4u::Host* host);
 class SimWorld;
 
+// One stretch of an actor's own time in one category, as the account records it (a timeline's span).
+struct Span {
+  Rank rank = -1;
+  long actor = -1;    // SimGrid pid
+  bool main = false;  // the rank's own actor
+  TimeCategory category = TimeCategory::kIdle;
+  double begin_s = 0, end_s = 0;
+};
+// A message on the wire: its sender's rank, the hosts, its category and its times.
+struct Message {
+  Rank from = -1;
+  const simgrid::s4u::Host* src = nullptr;
+  const simgrid::s4u::Host* dst = nullptr;
+  TimeCategory category = TimeCategory::kInterNodeParameter;
+  double start_s = 0, end_s = 0;
+};
+// Where a timeline (experiments' run.trace) receives them, in simulation order.
+struct SpanSink {
+  virtual ~SpanSink() = default;
+  virtual void span(const Span& s) = 0;
+  virtual void message(const Message& m) = 0;
+};
+
 // One message in flight: the sender's path when it was sent, and its wire time.
 struct FlowTrace {
   TimeCategory category = TimeCategory::kInterNodeParameter;
+  SpanSink* sink = nullptr;  // told when the message arrives; null: no timeline
+  Rank from = -1;
+  const simgrid::s4u::Host* src = nullptr;
+  const simgrid::s4u::Host* dst = nullptr;
   double start_s = 0;
   double end_s = -1;  // < 0 while on the wire
   TimeVector path{};
@@ -74,6 +101,8 @@ class TimeAccount {
   TimeAccount() = default;
   TimeAccount(const TimeAccount&) = delete;
   TimeAccount& operator=(const TimeAccount&) = delete;
+  // Every own-time stretch and every message from now on also goes to `sink` (null: none).
+  void set_sink(SpanSink* sink) { sink_ = sink; }
 
   // Registers the calling actor for its lifetime in `account` (null: none): a rank's main actor, or an
   // activity spawned by the (registered) actor `parent_pid`, which inherits its rank and path. Unregistered
@@ -131,6 +160,7 @@ class TimeAccount {
   };
   struct State {
     ActorTimes times;
+    long pid = -1;
     TimeCategory current = TimeCategory::kIdle;
     double since_s = 0;
     bool blocked = false;  // in a wait or a join: resolved when it ends
@@ -139,13 +169,15 @@ class TimeAccount {
   };
   State* self();
   State* find(long pid);
-  static void flush(State& s, double now_s);
-  static void add_own(State& s, TimeCategory c, double begin_s, double end_s);
+  // `sink`: where the stretches go (null: nowhere).
+  static void flush(State& s, double now_s, SpanSink* sink);
+  static void add_own(State& s, TimeCategory c, double begin_s, double end_s, SpanSink* sink);
   void register_actor(State s);
 
   std::unordered_map<long, std::size_t> index_;                                   // pid -> states_
   std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
   std::deque<State> states_;                                                      // stable addresses
+  SpanSink* sink_ = nullptr;
 };
 
 }  // namespace dts::sim

@@ -37,7 +37,8 @@ class SimulatorReader {
 };
 
 // The run section's keys that belong to the simulator.
-inline constexpr std::array<const char*, 3> kSimulatorRunKeys = {"fidelity", "ring_flow_budget", "ring_sample_steps"};
+inline constexpr std::array<const char*, 4> kSimulatorRunKeys = {"fidelity", "ring_flow_budget", "ring_sample_steps",
+                                                                 "trace"};
 
 // For a build without the simulator: the platform kept as given (a file name, or an object), and the run's
 // simulator keys accepted unread.

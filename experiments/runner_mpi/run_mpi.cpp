@@ -108,6 +108,11 @@ void check_plan(const RunOptions& opt, const Plan& plan, int world) {
                        "joins and leaves are not supported by the MPI backend (its job has a fixed set of ranks)");
     }
   }
+  const nlohmann::json& run = plan.resolved.at("run");
+  if (run.contains("trace") && run["trace"] != "none") {
+    throw InputError(plan_where(opt, plan, "/run/trace"),
+                     "a timeline of simulated time: the MPI backend writes none (only the simulator does)");
+  }
   if (!plan.real) {
     throw InputError(
         plan_where(opt, plan, "/model/numerics"),

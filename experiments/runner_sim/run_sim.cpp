@@ -13,6 +13,7 @@
 #include "experiments/runner/results.hpp"
 #include "experiments/runner/run.hpp"
 #include "experiments/runner_sim/breakdown.hpp"
+#include "experiments/runner_sim/chrome_trace.hpp"
 #include "experiments/runner_sim/sim_input.hpp"
 #include "sim/sim_compute.hpp"
 
@@ -56,11 +57,22 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   // With --cfg=tracing:yes SimGrid writes its Paje trace here, one per variant (not into the current directory).
   fs::create_directories(dir);
   job.simgrid_args.push_back("--cfg=tracing/filename:" + (fs::path(dir) / "simgrid.trace").string());
+  const std::string& trace = sim_input(plan).trace;
+  if (trace == "paje") {  // the platform, and the use of hosts and links over time
+    for (const char* a : {"--cfg=tracing:yes", "--cfg=tracing/platform:yes", "--cfg=tracing/uncategorized:yes"})
+      job.simgrid_args.emplace_back(a);
+  }
+  std::optional<ChromeTrace> chrome;
+  if (trace == "chrome") {
+    chrome.emplace((fs::path(dir) / "trace.json").string());
+    job.spans = &*chrome;
+  }
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress, plan.eval_every_steps,
                                              plan.log_every_steps, replicas ? &*replicas : nullptr);
   };
   const sim::SimOutcome outcome = sim::run_simulation(job);
+  if (chrome) chrome->close();
   progress.done(outcome.simulated_time_s);
 
   nlohmann::json versions = dtsim_versions();

@@ -33,6 +33,7 @@ class SimReader final : public SimulatorReader {
                                                                                           : sim::Fidelity::kCollective;
     in.rings.flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::RingSampling::kFlowBudget, 1, 1 << 30));
     in.rings.sample_steps = static_cast<int>(r.integer("ring_sample_steps", 1, 1, 1 << 30));
+    in.trace = r.choice("trace", "none", {"none", "chrome", "paje"});
   }
 };
 

@@ -1,5 +1,6 @@
 // The simulator's part of a plan (experiments/runner/simulator_input.hpp) as the simulator reads it: the platform
-// (sim/platform.hpp), and how collectives are simulated (run.fidelity, run.ring_flow_budget, run.ring_sample_steps).
+// (sim/platform.hpp), how collectives are simulated (run.fidelity, run.ring_flow_budget, run.ring_sample_steps),
+// and the timeline it writes (run.trace).
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@ struct SimInput final : SimulatorPart {
   sim::PlatformSpec platform;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;  // run.fidelity: how the simulator runs collectives
   sim::RingSampling rings;                           // run.ring_flow_budget, run.ring_sample_steps
+  std::string trace = "none";                        // run.trace: none | chrome | paje
   const nlohmann::json& resolved_platform() const override { return platform.resolved; }
 };
 

@@ -234,6 +234,9 @@ TEST_CASE("realexec: --backend mpi --check needs no mpirun and refuses what an M
   r = dtsim(exp.string() + out + " --set model.numerics=modeled");
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Catch::Contains("/model/numerics"));
+  r = dtsim(exp.string() + out + " --set run.trace=chrome");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("/run/trace"));
   REQUIRE(leaves_nothing(tmp, "out"));
 }
 
