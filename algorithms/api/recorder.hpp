@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "algorithms/api/vec.hpp"
 
@@ -19,6 +20,17 @@ class Recorder {
   // Evaluates `params` on the test set and records the accuracy at `step`. `final` marks the model the
   // run reports in summary.json.
   virtual void evaluate(std::int64_t step, ConstSlice params, bool final = false) = 0;
+
+  // Added for the gossip family (issue 16).
+  // The calling rank's own model at the end of a run whose final model is an aggregate of the workers' (the
+  // Elastic Gossip thesis's rank-0 accuracy): evaluated and recorded beside the final model, never as it
+  // (summary.json "rank0_test_accuracy" when rank 0 calls it).
+  virtual void evaluate_own(std::int64_t step, ConstSlice params) { evaluate(step, params, false); }
+  // A count the rank reports once, at its end (summary.json "counters", summed over the ranks).
+  virtual void count(const std::string& name, std::int64_t value) {
+    (void)name;
+    (void)value;
+  }
 };
 
 }  // namespace dts
