@@ -111,6 +111,7 @@ void sync_rank(Context& ctx, const PairwiseConfig& cfg, const std::shared_ptr<Go
       compute.charge_elementwise(n, 3);
     }
     ctx.recorder.step(update, loss);
+    gossip_observe(ctx, update, params);
     if (me == 0 && update < ctx.steps && ctx.recorder.eval_due(update)) ctx.recorder.evaluate(update, params);
   }
   ctx.recorder.count("gossip_initiations", initiated);
@@ -173,6 +174,7 @@ void async_rendezvous_rank(Context& ctx, const PairwiseConfig& cfg) {
     }
     server.poll();  // the step boundary: serve what has arrived
     ctx.recorder.step(update, loss);
+    gossip_observe(ctx, update, params);
     if (me == 0 && update < ctx.steps && ctx.recorder.eval_due(update)) ctx.recorder.evaluate(update, params);
   }
   server.finish();
@@ -221,6 +223,7 @@ void async_push_rank(Context& ctx, const PairwiseConfig& cfg) {
     inbox.poll(collect);  // the step boundary
     apply();
     ctx.recorder.step(update, loss);
+    gossip_observe(ctx, update, params);
     if (me == 0 && update < ctx.steps && ctx.recorder.eval_due(update)) ctx.recorder.evaluate(update, params);
   }
   inbox.finish(sent_to, collect);

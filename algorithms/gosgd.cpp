@@ -101,6 +101,7 @@ void gosgd_rank(Context& ctx, const GosgdConfig& cfg, const std::shared_ptr<Goss
       }
     }
     ctx.recorder.step(update, loss);
+    gossip_observe(ctx, update, params);
     if (me == 0 && update < ctx.steps && ctx.recorder.eval_due(update)) ctx.recorder.evaluate(update, params);
   }
   if (async) inbox->finish(sent_to, mix_arrived);

@@ -130,6 +130,10 @@ void GossipServer::finish() {
   for (auto& s : sends) s.wait_ok();
 }
 
+void gossip_observe(Context& ctx, std::int64_t update, ConstSlice params) {
+  if (update == ctx.steps || ctx.recorder.eval_due(update)) ctx.recorder.observe(update, params);
+}
+
 void gossip_finish(Context& ctx, Slice params, std::optional<float> weight) {
   const int W = ctx.comm.size();
   const Rank me = ctx.comm.rank();

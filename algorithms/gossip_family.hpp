@@ -99,6 +99,10 @@ class GossipServer {
   Request pending_;
 };
 
+// Every worker's replica at the steps where an evaluation is due and at the last (Recorder::observe: the
+// replicas' plain mean and their consensus distance, at no simulated cost).
+void gossip_observe(Context& ctx, std::int64_t update, ConstSlice params);
+
 // The end of every run of the family: rank 0's own model evaluated (Recorder::evaluate_own), then the
 // aggregate as the final model: the tree allreduce of the parameters divided by W, or, with `weight`
 // (push-sum), of weight * parameters.

@@ -27,6 +27,7 @@ AlgorithmSpec no_comm_spec() {
                 }
                 compute.optimizer_step(params, grads);
                 ctx.recorder.step(step + 1, loss);
+                gossip_observe(ctx, step + 1, params);
                 if (me == 0 && step + 1 < ctx.steps && ctx.recorder.eval_due(step + 1)) {
                   ctx.recorder.evaluate(step + 1, params);
                 }

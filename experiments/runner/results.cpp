@@ -68,6 +68,16 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
     s["rank0_model_hash"] = log.rank0_model_hash;
   }
   if (!log.counters.empty()) s["counters"] = log.counters;
+  // The last step every worker observed (Recorder::observe): their mean model and how far apart they are.
+  const MetricsRow* last = nullptr;
+  for (const MetricsRow& r : log.rows)
+    if (r.aggregate && (!last || r.step >= last->step)) last = &r;
+  if (last) {
+    s["aggregate"] = {{"step", last->step},
+                      {"test_accuracy", last->eval->accuracy()},
+                      {"test_loss", last->eval->mean_loss},
+                      {"consensus_distance", *last->consensus_distance}};
+  }
   s["scenario"] = scenario_events(*plan.scenario, outcome.time_s);
   return s;
 }
