@@ -69,6 +69,15 @@ enum : Tag {
   kSyncSgdBroadcast,  //   W, master -> everyone
   kGossip,            // gossip SGD: the pairwise exchange
   kGossipAverage,     //   the final tree allreduce
+  // The gossip family of issue 16 (algorithms/gossip_family.hpp).
+  kGossipModel,    // a model, pairwise or one-way (Elastic Gossip, pull, push, GoSGD)
+  kGossipBarrier,  //   global mode: the barrier of every update
+  kGossipChoices,  //   global mode: the all_gather of the choices
+  kGossipRequest,  //   async rendezvous: initiator -> peer
+  kGossipReply,    //   async rendezvous: peer -> initiator
+  kGossipDone,     //   async rendezvous: no more requests from this worker
+  kGossipCounts,   //   async one-way: the allreduce of the message counts
+  kGosgdWeight,    // GoSGD: the push-sum weight sent with a model
 };
 }  // namespace tags
 

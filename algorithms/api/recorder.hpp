@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "algorithms/api/vec.hpp"
 
@@ -27,6 +28,17 @@ class Recorder {
   virtual void observe(std::int64_t step, ConstSlice params) {
     (void)step;
     (void)params;
+  }
+
+  // Added for the gossip family (issue 16).
+  // The calling rank's own model at the end of a run whose final model is an aggregate of the workers' (the
+  // Elastic Gossip thesis's rank-0 accuracy): evaluated and recorded beside the final model, never as it
+  // (summary.json "rank0_test_accuracy" when rank 0 calls it).
+  virtual void evaluate_own(std::int64_t step, ConstSlice params) { evaluate(step, params, false); }
+  // A count the rank reports once, at its end (summary.json "counters", summed over the ranks).
+  virtual void count(const std::string& name, std::int64_t value) {
+    (void)name;
+    (void)value;
   }
 };
 

@@ -132,6 +132,16 @@ void MetricsLog::write_rank_csvs(const std::string& ranks_path, const std::strin
   if (std::fclose(w) != 0 || !ok) throw std::runtime_error("cannot write " + ranks_path + " or " + waits_path);
 }
 
+namespace {
+// FNV-1a 64 of the parameters' bytes, hex.
+std::string model_hash(ConstSlice params) {
+  const std::uint64_t h = fnv1a(std::as_bytes(params.data));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+}  // namespace
+
 MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
                                  std::int64_t eval_every_steps, std::int64_t log_every_steps, ReplicaObserver* replicas)
     : comm_(comm),
@@ -170,13 +180,23 @@ void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final)
   log_.rows.push_back(r);
   if (final) {
     log_.final_eval = r;
-    const std::uint64_t h = fnv1a(std::as_bytes(params.data));
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    log_.final_model_hash = hex;
+    log_.final_model_hash = model_hash(params);
   }
   if (progress_) progress_->eval(r.eval->accuracy());
 }
+
+void MetricsRecorder::evaluate_own(std::int64_t step, ConstSlice params) {
+  if (!evaluator_ || params.data.empty()) return;
+  MetricsRow r = row(step);
+  r.eval = evaluator_->evaluate(params);
+  log_.rows.push_back(r);
+  if (comm_.rank() == 0) {
+    log_.rank0_eval = r;
+    log_.rank0_model_hash = model_hash(params);
+  }
+}
+
+void MetricsRecorder::count(const std::string& name, std::int64_t value) { log_.counters[name] += value; }
 
 void MetricsRecorder::observe(std::int64_t step, ConstSlice params) {
   if (replicas_ && !params.data.empty()) replicas_->observe(step, params, comm_.now_s());

@@ -84,8 +84,12 @@ class MetricsLog {
  public:
   std::vector<MetricsRow> rows;
   std::optional<MetricsRow> final_eval;
-  std::string final_model_hash;     // FNV-1a 64 of the final evaluated parameters' bytes, hex
-  std::string clock = "simulated";  // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
+  std::string final_model_hash;  // FNV-1a 64 of the final evaluated parameters' bytes, hex
+  // Rank 0's own model at the end when the final model is an aggregate (Recorder::evaluate_own), and its hash.
+  std::optional<MetricsRow> rank0_eval;
+  std::string rank0_model_hash;
+  std::map<std::string, std::int64_t> counters;  // Recorder::count, summed over the ranks
+  std::string clock = "simulated";               // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
   // By rank (grown as ranks record): steps counted by MetricsRecorder, idle_s and waited_on filled in by the
   // runner after the run.
   std::vector<RankActivity> per_rank;
@@ -106,6 +110,8 @@ class MetricsRecorder final : public Recorder {
   void step(std::int64_t step, float loss) override;
   bool eval_due(std::int64_t step) const override;
   void evaluate(std::int64_t step, ConstSlice params, bool final) override;
+  void evaluate_own(std::int64_t step, ConstSlice params) override;
+  void count(const std::string& name, std::int64_t value) override;
   void observe(std::int64_t step, ConstSlice params) override;
 
  private:

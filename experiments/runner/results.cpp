@@ -62,6 +62,12 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
   } else {
     s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
   }
+  if (log.rank0_eval) {  // the final model is an aggregate; rank 0's own beside it
+    s["rank0_test_accuracy"] = log.rank0_eval->eval->accuracy();
+    s["rank0_test_loss"] = log.rank0_eval->eval->mean_loss;
+    s["rank0_model_hash"] = log.rank0_model_hash;
+  }
+  if (!log.counters.empty()) s["counters"] = log.counters;
   // The last step every worker observed (Recorder::observe): their mean model and how far apart they are.
   const MetricsRow* last = nullptr;
   for (const MetricsRow& r : log.rows)

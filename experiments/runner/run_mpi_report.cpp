@@ -30,6 +30,11 @@ nlohmann::json report_to_json(const RankReport& r) {
     j["final"] = row_json(*r.log.final_eval);
     j["hash"] = r.log.final_model_hash;
   }
+  if (r.log.rank0_eval) {
+    j["rank0"] = row_json(*r.log.rank0_eval);
+    j["rank0_hash"] = r.log.rank0_model_hash;
+  }
+  if (!r.log.counters.empty()) j["counters"] = r.log.counters;
   return j;
 }
 
@@ -65,6 +70,11 @@ RankReport report_from_json(const nlohmann::json& j) {
     r.log.final_eval = row_from(j["final"]);
     r.log.final_model_hash = j.at("hash").get<std::string>();
   }
+  if (j.contains("rank0")) {
+    r.log.rank0_eval = row_from(j["rank0"]);
+    r.log.rank0_model_hash = j.at("rank0_hash").get<std::string>();
+  }
+  if (j.contains("counters")) r.log.counters = j["counters"].get<std::map<std::string, std::int64_t>>();
   return r;
 }
 
@@ -79,6 +89,11 @@ std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& r
       log.final_eval = r.log.final_eval;
       log.final_model_hash = r.log.final_model_hash;
     }
+    if (r.log.rank0_eval) {
+      log.rank0_eval = r.log.rank0_eval;
+      log.rank0_model_hash = r.log.rank0_model_hash;
+    }
+    for (const auto& [name, v] : r.log.counters) log.counters[name] += v;
     out.time_s = std::max(out.time_s, r.end_s);
     out.messages += r.messages;
     out.bytes_sent.push_back(r.bytes_sent);

@@ -41,6 +41,14 @@ class RankRecorder final : public Recorder {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.evaluate(step, params, final);
   }
+  void evaluate_own(std::int64_t step, ConstSlice params) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.evaluate_own(step, params);
+  }
+  void count(const std::string& name, std::int64_t value) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.count(name, value);
+  }
   void observe(std::int64_t step, ConstSlice params) override {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.observe(step, params);

@@ -30,6 +30,14 @@ class CaptureRecorder final : public Recorder {
       out_["final_rank"] = comm_.rank();
     }
   }
+  void evaluate_own(std::int64_t step, ConstSlice params) override {
+    out_["own"][std::to_string(comm_.rank())] = std::vector<float>(params.data.begin(), params.data.end());
+    out_["own_step"] = step;
+  }
+  void count(const std::string& name, std::int64_t value) override {
+    auto& c = out_["counters"];
+    c[name] = (c.contains(name) ? c[name].get<std::int64_t>() : 0) + value;
+  }
 
  private:
   Comm& comm_;

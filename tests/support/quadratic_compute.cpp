@@ -41,7 +41,9 @@ std::vector<model::ParamBlock> QuadraticCompute::param_blocks() const {
 }
 
 void QuadraticCompute::init_params(Slice params) {
-  for (auto& v : params.data) v = 0.0f;
+  for (std::size_t k = 0; k < params.data.size(); ++k) {
+    params.data[k] = p_.init_at_target && !c_.empty() ? c_[k] : 0.0f;
+  }
 }
 
 float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {

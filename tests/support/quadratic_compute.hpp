@@ -22,6 +22,9 @@ struct QuadraticProblem {
   double update_time_s = 0;      // charged per optimizer_step and per charge_elementwise call
   double momentum = 0;           // optimizer_step as heavy ball: b = momentum b + g; x -= lr b
   int blocks = 1;                // param_blocks(): dim split into this many layers, for per-layer messages
+  // Added for the gossip family: init_params gives worker i its own c_i instead of 0 (models that start apart,
+  // so that an exchange alone, with lr 0, is seen).
+  bool init_at_target = false;
   // c_i for worker index i (0-based), drawn from Rng(seed, i, "quadratic") in [-1, 1].
   std::vector<float> target(int worker) const;
   std::vector<double> mean_target() const;
