@@ -65,10 +65,13 @@ enum : Tag {
   kHogwildSgdUp,  // Hogwild SGD: dW_i up, W down, done
   kHogwildSgdDown,
   kHogwildSgdDone,
-  kSyncSgdReduce,     // synchronous SGD: sum_i dW_i, everyone -> master
-  kSyncSgdBroadcast,  //   W, master -> everyone
-  kGossip,            // gossip SGD: the pairwise exchange
-  kGossipAverage,     //   the final tree allreduce
+  kSyncSgdReduce,      // synchronous SGD: sum_i dW_i, everyone -> master
+  kSyncSgdBroadcast,   //   W, master -> everyone
+  kGossip,             // gossip SGD: the pairwise exchange
+  kGossipAverage,      //   the final tree allreduce
+  kGossipGrad,         // GossipGraD: the model exchange (weights + optimizer state, one message)
+  kGossipGradShuffle,  //   the ring sample shuffle
+  kGossipGradAverage,  //   the final tree allreduce
 };
 }  // namespace tags
 
