@@ -157,16 +157,17 @@ class GossipGradRank {
     if (shuffle_bytes > 0) {
       const std::vector<std::uint32_t> rows = compute.next_batch_rows();
       real_rows = !rows.empty();
-      // Row indices travel bit for bit in the floats of the message; one float stands for the batch when
-      // there are no real rows (modeled numerics).
-      rows_out.resize(std::max<std::size_t>(rows.size(), 1));
+      // Row indices travel bit for bit in the floats of the message; without real rows (modeled numerics) a
+      // data-less message of one float stands for the batch.
+      rows_out.resize(rows.size());
       if (!rows.empty()) std::memcpy(rows_out.data(), rows.data(), rows.size() * sizeof(float));
       rows_in.resize(rows_out.size());
-      shuffle_recv = comm.irecv((me_ + 1) % P_, tags::kGossipGradShuffle, Slice(std::span<float>(rows_in)));
+      const std::size_t count = std::max<std::size_t>(rows.size(), 1);
+      shuffle_recv = comm.irecv((me_ + 1) % P_, tags::kGossipGradShuffle, Slice(std::span<float>(rows_in), count));
       SendOptions opts;
       opts.modeled_bytes = shuffle_bytes;
       shuffle_send = std::make_unique<DeferredSend>(comm, (me_ + P_ - 1) % P_, tags::kGossipGradShuffle,
-                                                    ConstSlice(std::span<const float>(rows_out)), opts);
+                                                    ConstSlice(std::span<const float>(rows_out), count), opts);
       if (start_point(cfg_, shuffle_bytes) == 0) shuffle_send->post();
     }
 
