@@ -78,6 +78,9 @@ enum : Tag {
   kGossipDone,     //   async rendezvous: no more requests from this worker
   kGossipCounts,   //   async one-way: the allreduce of the message counts
   kGosgdWeight,    // GoSGD: the push-sum weight sent with a model
+  kGossipGrad,         // GossipGraD: the model exchange (weights + optimizer state, one message)
+  kGossipGradShuffle,  //   the ring sample shuffle
+  kGossipGradAverage,  //   the final tree allreduce
 };
 }  // namespace tags
 

@@ -22,6 +22,8 @@ class MpiCompute final : public TrainerCompute {
   // The caller's loop over the floats takes the time it takes, before or after this call, which does not see
   // it: a straggler does not slow it (stretch() of no time is none); the failure check still happens here.
   void charge_elementwise(std::size_t /*n*/, int /*streams*/) override;
+  // The kernels run forward and backward in one call: `after_forward` comes after both.
+  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
 
  private:
   static const model::TrainerSetup& checked(const model::TrainerSetup& setup);

@@ -19,6 +19,15 @@ double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batc
   return t / efficiency;
 }
 
+double Device::forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
+  const double b = batch;
+  double t = 0;
+  for (const auto& l : layers) {
+    t += std::max(b * l.fwd_flops_per_sample / peak_flops, (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
+  }
+  return t / efficiency;
+}
+
 double Device::elementwise_time_s(double n, double streams, double flops_per_elem) const {
   return std::max(n * flops_per_elem / peak_flops, n * streams * sizeof(float) / mem_bw_Bps) / efficiency;
 }

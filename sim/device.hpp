@@ -28,6 +28,8 @@ struct Device {
 
   // Forward + backward of one minibatch of `batch` samples.
   double step_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
+  // Its forward pass alone (the first term of each layer in step_time_s).
+  double forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
   // An elementwise pass over n floats touching `streams` vectors, with `flops_per_elem` arithmetic.
   double elementwise_time_s(double n, double streams, double flops_per_elem = 1.0) const;
 };

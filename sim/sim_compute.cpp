@@ -15,6 +15,8 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device,
       scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
       rank_(rank) {
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
+  const double whole = device_.step_time_s(trainer().cost(), setup.trainer.batch);
+  if (whole > 0) forward_share_ = device_.forward_time_s(trainer().cost(), setup.trainer.batch) / whole;
   const char* data_host = host_->get_property("dts_data_host");
   if (data_host != nullptr && trainer().has_shard() && setup.trainer.train != nullptr) {
     data_host_ = sg4::Host::by_name(data_host);
@@ -36,6 +38,27 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
   const float loss = train(params, grads);
   const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
   charge(step_time_s_);
+  ++steps_;
+  return loss;
+}
+
+// As forward_backward, its time in two charges (the forward share, then the rest) around `after_forward`;
+// the kernels (real numerics) all run first, as the model's time does not depend on them.
+float SimCompute::forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) {
+  if (data_host_ != nullptr && batch_bytes_ > 0) {
+    const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
+    sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
+  }
+  const float loss = train(params, grads);
+  {
+    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
+    charge(step_time_s_ * forward_share_);
+  }
+  after_forward();
+  {
+    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
+    charge(step_time_s_ * (1 - forward_share_));
+  }
   ++steps_;
   return loss;
 }

@@ -33,6 +33,7 @@ class SimCompute final : public TrainerCompute {
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
+  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
 
  private:
   void charge(double seconds);
@@ -42,6 +43,7 @@ class SimCompute final : public TrainerCompute {
   simgrid::s4u::Host* host_;
   TimeAccount* account_;
   double step_time_s_ = 0;
+  double forward_share_ = 1.0 / 3;      // of step_time_s_: the device model's forward time over forward + backward
   const Scenario* scenario_ = nullptr;  // null: this rank is never slowed
   Rank rank_;
   std::int64_t steps_ = 0;  // forward-backward passes so far

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "algorithms/api/vec.hpp"
@@ -34,6 +36,26 @@ class Compute {
   // should be linear in n: the simulator's collective fidelity charges the P - 1 additions of a ring
   // reduce-scatter as one call over their total.
   virtual void charge_elementwise(std::size_t n, int streams) = 0;
+
+  // --- Added for GossipGraD (algorithms/gossipgrad.cpp, issue 16) ---
+  // The optimizer's state buffers, num_params floats each, in the order the optimizer keeps them: momentum
+  // and Nesterov {b}, Adam {m, v}, plain SGD none. Writable, for algorithms that average them between ranks.
+  // Modeled numerics: data-less slices of the same count (their bytes still travel). Before the first step
+  // the buffers hold zeros.
+  virtual std::vector<Slice> optimizer_state() = 0;
+  // forward_backward with `after_forward` called between the forward and the backward pass, where an MPI
+  // program calls MPI_Testall. The simulator charges the forward share of the step's time, calls it, then
+  // charges the rest; a backend whose kernels run forward and backward in one call (MPI) calls it after both.
+  virtual float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) = 0;
+  // The ring sample shuffle: the data-set rows (sample ids) the next forward_backward will train on, in its
+  // order; empty without real samples (modeled numerics, the quadratic without a shard).
+  virtual std::vector<std::uint32_t> next_batch_rows() = 0;
+  // Puts `rows` into the shard in place of the rows the last forward_backward trained on (same count, same
+  // order): they are trained on from the next local epoch on.
+  virtual void replace_last_batch_rows(std::span<const std::uint32_t> rows) = 0;
+  // Wire bytes of one minibatch of raw samples: batch x (one byte per pixel value) + 4 x batch label bytes; 0
+  // without a data set (the quadratic without a shard).
+  virtual std::uint64_t raw_batch_bytes() const = 0;
 };
 
 }  // namespace dts

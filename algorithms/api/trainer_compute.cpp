@@ -23,4 +23,14 @@ void TrainerCompute::update(Slice params, ConstSlice grads) {
   if (real_) trainer_.optimizer_step(params.data, grads.data);
 }
 
+std::vector<Slice> TrainerCompute::optimizer_state() {
+  std::vector<Slice> out;
+  if (!real_) {  // modeled: the buffers the optimizer would keep, without data
+    for (int i = 0; i < trainer_.optimizer().state_buffers(); ++i) out.emplace_back(std::span<float>(), num_params());
+    return out;
+  }
+  for (const std::span<float> s : trainer_.optimizer().state()) out.emplace_back(s);
+  return out;
+}
+
 }  // namespace dts

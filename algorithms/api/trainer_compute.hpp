@@ -16,6 +16,11 @@ class TrainerCompute : public Compute {
   std::vector<model::ParamBlock> param_blocks() const final { return trainer_.param_blocks(); }
   // The seed's initial model with real numerics; nothing to write with modeled ones.
   void init_params(Slice params) final;
+  // GossipGraD's (Compute's end): the Trainer's optimizer state and shard rows.
+  std::vector<Slice> optimizer_state() final;
+  std::vector<std::uint32_t> next_batch_rows() final { return trainer_.next_rows(); }
+  void replace_last_batch_rows(std::span<const std::uint32_t> rows) final { trainer_.replace_last_rows(rows); }
+  std::uint64_t raw_batch_bytes() const final { return trainer_.raw_batch_bytes(); }
 
  protected:
   TrainerCompute(const model::TrainerSetup& setup, Rank rank) : trainer_(setup, rank), real_(setup.real) {}

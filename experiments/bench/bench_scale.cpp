@@ -1,6 +1,7 @@
 // `dtsim bench scale`: wall seconds per simulated training iteration and peak memory of modeled-numerics
 // runs of a ResNet-50 (25.6 M parameters: a 102 MB gradient) on modeled ImageNet, for allreduce SGD (ring,
-// tree), Gossiping SGD (pairwise exchanges) and asynchronous SGD with a parameter server, 16 to 4096
+// tree), Gossiping SGD (pairwise exchanges), asynchronous SGD with a parameter server and GossipGraD (its
+// defaults: dissemination, rotation, lag 1, testall progress, the ring shuffle of raw ImageNet samples), 16 to 4096
 // workers, on a star and a fat-tree platform, at both communication fidelities. Each run is a forked child
 // (fresh memory: its ru_maxrss is the case's peak). The setup (platform, actors, the first step) is left out
 // of the per-iteration figure: a recorder stamps the wall clock when every worker has finished step k, and
@@ -107,7 +108,7 @@ using scale::ChildResult;
 
 struct Options {
   std::vector<int> workers{16, 64, 256, 1024, 4096};
-  std::vector<std::string> algos{"ring", "tree", "gossip", "async_sgd"};
+  std::vector<std::string> algos{"ring", "tree", "gossip", "async_sgd", "gossipgrad"};
   std::vector<std::string> fidelities{"collective", "message"};
   std::vector<std::string> platforms{"star", "fat_tree"};
   int reps = 3;
@@ -146,6 +147,9 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
   if (algo == "ring" || algo == "tree" || algo == "hypercube") {
     a["name"] = "allreduce_sgd";
     a["allreduce"] = algo;
+  } else if (algo == "gossipgrad_noshuffle") {  // GossipGraD's exchange alone, for its cost apart
+    a["name"] = "gossipgrad";
+    a["shuffle"] = false;
   } else {
     a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
   }
@@ -214,7 +218,7 @@ int run_scale(Options o) {
             << o.rings.sample_steps << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
-  std::printf("%-9s %-8s %-10s %7s  %-26s %-10s %8s %14s\n", "algorithm", "platform", "fidelity", "workers",
+  std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %8s %14s\n", "algorithm", "platform", "fidelity", "workers",
               "wall s/iter", "setup s", "peak MB", "simulated s/it");
   std::fflush(stdout);
   const LoadProbe probe;
@@ -228,7 +232,7 @@ int run_scale(Options o) {
           const double predicted = scale::predict_s(known, P), predicted_mb = scale::predict_mb(peaks, P);
           if (skipping || predicted > o.budget_s || !scale::memory_allows(predicted_mb)) {
             skipping = true;
-            std::printf("%-9s %-8s %-10s %7d  skipped (predicted %.0f s, %.0f MB: over the budget or memory)\n",
+            std::printf("%-20s %-8s %-10s %7d  skipped (predicted %.0f s, %.0f MB: over the budget or memory)\n",
                         algo.c_str(), platform.c_str(), fidelity.c_str(), P, predicted, predicted_mb);
             continue;
           }
@@ -244,7 +248,7 @@ int run_scale(Options o) {
             spent += r.total_s;
           }
           if (wall.empty()) {
-            std::printf("%-9s %-8s %-10s %7d  failed\n", algo.c_str(), platform.c_str(), fidelity.c_str(), P);
+            std::printf("%-20s %-8s %-10s %7d  failed\n", algo.c_str(), platform.c_str(), fidelity.c_str(), P);
             skipping = true;
             continue;
           }
@@ -253,7 +257,7 @@ int run_scale(Options o) {
           char sim_s[32], setup_s[32];
           std::snprintf(sim_s, sizeof sim_s, "%.6g", stats_of(sim).median);
           std::snprintf(setup_s, sizeof setup_s, "%.3g", stats_of(setup).median);
-          std::printf("%-9s %-8s %-10s %7d  %-26s %-10s %8s %14s\n", algo.c_str(), platform.c_str(), fidelity.c_str(),
+          std::printf("%-20s %-8s %-10s %7d  %-26s %-10s %8s %14s\n", algo.c_str(), platform.c_str(), fidelity.c_str(),
                       P, format_stats(stats_of(wall), 3).c_str(), setup_s, mb(stats_of(peak).max).c_str(), sim_s);
           std::fflush(stdout);
         }
@@ -283,9 +287,12 @@ Command add_scale_bench(CLI::App& bench) {
   auto o = std::make_shared<Options>();
   CLI::App* app = bench.add_subcommand("scale", "wall s per simulated iteration and peak memory, 16-4096 workers");
   app->add_option("--workers", o->workers, "worker counts")->delimiter(',');
-  app->add_option("--algos", o->algos, "ring, tree, hypercube (allreduce_sgd), gossip (gossip_sgd), async_sgd")
+  app->add_option("--algos", o->algos,
+                  "ring, tree, hypercube (allreduce_sgd), gossip (gossip_sgd), async_sgd, gossipgrad, "
+                  "gossipgrad_noshuffle (its ring shuffle off)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"ring", "tree", "hypercube", "gossip", "async_sgd"}));
+      ->check(
+          CLI::IsMember({"ring", "tree", "hypercube", "gossip", "async_sgd", "gossipgrad", "gossipgrad_noshuffle"}));
   app->add_option("--fidelity", o->fidelities, "collective and/or message")
       ->delimiter(',')
       ->check(CLI::IsMember({"collective", "message"}));

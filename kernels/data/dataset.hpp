@@ -73,8 +73,15 @@ class BatchStream {
   int batch() const { return batch_; }
   std::int64_t epoch() const { return epoch_; }
   std::size_t steps_per_epoch() const { return indices_.size() / static_cast<std::size_t>(batch_); }
+  // GossipGraD's ring shuffle (algorithms/gossipgrad.cpp). The sample indices next() will return, without
+  // taking them (starting the next epoch first if next() would).
+  std::vector<std::uint32_t> peek();
+  // Overwrites the indices the last next() returned with `rows` (batch of them): the shard now holds those
+  // samples instead, read from the next epoch on (this epoch has passed their positions).
+  void replace_last(std::span<const std::uint32_t> rows);
 
  private:
+  void roll_epoch();  // starts the next epoch when fewer than `batch` samples remain
   void reshuffle();
   const Dataset* ds_;
   std::vector<std::uint32_t> indices_;

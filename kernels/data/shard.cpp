@@ -55,11 +55,7 @@ void BatchStream::next(std::span<float> x, std::span<std::int32_t> y) {
   DTS_ASSERT(x.size() == batch * sample && y.size() == batch,
              "BatchStream::next: buffers of " + std::to_string(x.size()) + " floats and " + std::to_string(y.size()) +
                  " labels for a batch of " + std::to_string(batch_));
-  // Fewer than `batch` samples left in this epoch: drop them and start the next epoch.
-  if (pos_ + batch > indices_.size()) {
-    ++epoch_;
-    reshuffle();
-  }
+  roll_epoch();
   for (std::size_t b = 0; b < batch; ++b) {
     const std::uint32_t i = indices_[pos_ + b];
     const auto src = ds_->sample(i);
@@ -67,6 +63,31 @@ void BatchStream::next(std::span<float> x, std::span<std::int32_t> y) {
     y[b] = ds_->y[i];
   }
   pos_ += batch;
+}
+
+// Fewer than `batch` samples left in this epoch: drop them and start the next epoch.
+void BatchStream::roll_epoch() {
+  if (pos_ + static_cast<std::size_t>(batch_) > indices_.size()) {
+    ++epoch_;
+    reshuffle();
+  }
+}
+
+std::vector<std::uint32_t> BatchStream::peek() {
+  roll_epoch();
+  const auto from = indices_.begin() + static_cast<std::ptrdiff_t>(pos_);
+  return {from, from + batch_};
+}
+
+void BatchStream::replace_last(std::span<const std::uint32_t> rows) {
+  DTS_ASSERT(
+      rows.size() == static_cast<std::size_t>(batch_) && pos_ >= rows.size(),
+      "BatchStream::replace_last: " + std::to_string(rows.size()) + " rows after a batch of " + std::to_string(batch_));
+  for (const std::uint32_t i : rows) {
+    DTS_ASSERT(i < static_cast<std::uint32_t>(ds_->n), "BatchStream::replace_last: row " + std::to_string(i) +
+                                                           " outside a data set of " + std::to_string(ds_->n));
+  }
+  std::copy(rows.begin(), rows.end(), indices_.begin() + static_cast<std::ptrdiff_t>(pos_ - rows.size()));
 }
 
 void BatchStream::reshuffle() {

@@ -45,10 +45,7 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
   float* p = params.data();
   const float* g = grads.data();
   const bool first = iter_ == 0;
-  std::call_once(allocated_, [&] {  // on the first step: a rank that never steps (a center) needs no state
-    if (kind != Kind::kSgd) m_.assign(n_, 0.0f);
-    if (kind == Kind::kAdam) v_.assign(n_, 0.0f);
-  });
+  allocate();  // on the first step: a rank that never steps (a center) needs no state
   float* m = m_.data();
 
   if (kind == Kind::kSgd) {
@@ -78,6 +75,27 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
     }
   }
   ++iter_;
+}
+
+void Optimizer::allocate() {
+  std::call_once(allocated_, [&] {
+    const Kind kind = kind_of(cfg_.kind);
+    if (kind != Kind::kSgd) m_.assign(n_, 0.0f);
+    if (kind == Kind::kAdam) v_.assign(n_, 0.0f);
+  });
+}
+
+int Optimizer::state_buffers() const {
+  const Kind kind = kind_of(cfg_.kind);
+  return kind == Kind::kSgd ? 0 : kind == Kind::kAdam ? 2 : 1;
+}
+
+std::vector<std::span<float>> Optimizer::state() {
+  allocate();
+  std::vector<std::span<float>> out;
+  if (state_buffers() >= 1) out.emplace_back(m_.data(), m_.size());
+  if (state_buffers() == 2) out.emplace_back(v_.data(), v_.size());
+  return out;
 }
 
 // Per parameter of one step (wd adds 2 flops and no traffic: p is read anyway):

@@ -38,6 +38,11 @@ class Optimizer {
   double flops_per_param() const;
   double bytes_per_param() const;
   const OptimizerConfig& config() const { return cfg_; }
+  // The state buffers (momentum/Nesterov {b}, Adam {m, v}, SGD none), allocated (zeros) if no step has run:
+  // GossipGraD averages them between ranks. Not to be called concurrently with step().
+  std::vector<std::span<float>> state();
+  // How many state buffers the kind keeps (0, 1 or 2), without allocating them.
+  int state_buffers() const;
 
  private:
   OptimizerConfig cfg_;
@@ -45,6 +50,7 @@ class Optimizer {
   std::once_flag allocated_;
   std::size_t n_;
   std::atomic<std::int64_t> iter_{0};  // atomic: Hogwild servers step one optimizer concurrently
+  void allocate();
 };
 
 }  // namespace dts::model

@@ -59,4 +59,15 @@ float Trainer::forward_backward(std::span<const float> params, std::span<float> 
   return net_->forward_backward(params, grads, x_, y_, setup_.batch, drop.next_u64());
 }
 
+std::vector<std::uint32_t> Trainer::next_rows() { return stream_ ? stream_->peek() : std::vector<std::uint32_t>{}; }
+
+void Trainer::replace_last_rows(std::span<const std::uint32_t> rows) {
+  if (stream_) stream_->replace_last(rows);
+}
+
+std::uint64_t Trainer::raw_batch_bytes() const {
+  if (worker_ < 0 || setup_.train == nullptr) return 0;
+  return static_cast<std::uint64_t>(setup_.batch) * (setup_.train->sample_size() + sizeof(std::int32_t));
+}
+
 }  // namespace dts::model

@@ -45,6 +45,13 @@ class Trainer {
   float forward_backward(std::span<const float> params, std::span<float> grads);
   void optimizer_step(std::span<float> params, std::span<const float> grads) { optimizer_.step(params, grads); }
   const Optimizer& optimizer() const { return optimizer_; }
+  Optimizer& optimizer() { return optimizer_; }
+  // GossipGraD's ring sample shuffle, real numerics (empty / a no-op without a stream): the rows the next
+  // forward_backward takes, and the replacement of the rows the last one took (data::BatchStream).
+  std::vector<std::uint32_t> next_rows();
+  void replace_last_rows(std::span<const std::uint32_t> rows);
+  // batch x (c*h*w bytes of raw pixels + 4 label bytes); 0 on a server.
+  std::uint64_t raw_batch_bytes() const;
 
  private:
   TrainerSetup setup_;

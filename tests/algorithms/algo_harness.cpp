@@ -61,8 +61,12 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};
     const int first_worker = job.ranks - job.workers;
+    QuadraticProblem problem = run.problem;
+    if (problem.shard_rows > 0) {  // GossipGraD's shuffle: which rows each worker trained on
+      problem.rows_used = std::make_shared<std::vector<std::vector<std::uint32_t>>>(problem.workers);
+    }
     job.make_compute = [&](Rank r, simgrid::s4u::Host*, sim::TimeAccount*) -> std::unique_ptr<Compute> {
-      return std::make_unique<QuadraticCompute>(run.problem, r - first_worker, [](double s) {
+      return std::make_unique<QuadraticCompute>(problem, r - first_worker, [](double s) {
         if (s > 0) simgrid::s4u::this_actor::sleep_for(s);
       });
     };
@@ -75,6 +79,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     out["end_s"] = outcome.simulated_time_s;
     out["messages"] = outcome.messages;
     out["bytes_sent"] = outcome.bytes_sent;
+    if (problem.rows_used) out["rows_used"] = *problem.rows_used;
     return out;
   });
 }

@@ -30,6 +30,7 @@ AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t step
 
 // {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "last_step_s": [per rank, time of the
 //  last recorded step; null for ranks without steps], "end_s": t, "messages": m, "bytes_sent": [per rank]};
+// with problem.shard_rows > 0 also "rows_used": [per worker: the rows it trained on, in order];
 // {"error": what} if the run threw.
 nlohmann::json run_quadratic(const AlgoRun& run);
 

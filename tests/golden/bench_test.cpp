@@ -51,7 +51,7 @@ TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, no SMP
   const std::string out = slurp(tmp / "stdout.txt");
   INFO(out);
   // One measured row per case: "ALGO star FIDELITY 16 median (min-max) ...".
-  for (const std::string algo : {"ring", "tree", "gossip", "async_sgd"}) {
+  for (const std::string algo : {"ring", "tree", "gossip", "async_sgd", "gossipgrad"}) {
     for (const std::string fidelity : {"collective", "message"}) {
       std::istringstream lines(out);
       bool found = false;

@@ -225,6 +225,34 @@ TEST_CASE("realexec: gossip SGD on MPI records the simulator's replica means and
   REQUIRE_THAT(slurp(tmp / "mpi" / "metrics.csv"), Catch::Contains(",aggregate,wall,"));
 }
 
+TEST_CASE("realexec: GossipGraD on MPI ends with the simulator's model", "[mpi]") {
+  // Fixed partners per step, the same packed exchange (weights + momentum) and ring shuffle of rows, so the
+  // same bits on both backends, for each lag and pattern.
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["algorithm"]["name"] = "gossipgrad";
+  exp["algorithm"]["optimizer"] = {{"kind", "momentum"}, {"lr", 0.05}, {"momentum", 0.9}};
+  exp["variants"] = {{{"name", "lag1"}},
+                     {{"name", "hypercube_lag0"}, {"algorithm", {{"pattern", "hypercube"}, {"lag", 0}}}},
+                     {{"name", "literal_rank0"}, {"algorithm", {{"lag", "literal"}, {"final_model", "rank0"}}}}};
+  write_json(tmp / "gg.json", exp);
+  const auto sim =
+      dts::test::run_dtsim("run " + (tmp / "gg.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  const auto mpi = mpirun_dtsim(4, (tmp / "gg.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  for (const std::string variant : {"lag1", "hypercube_lag0", "literal_rank0"}) {
+    INFO(variant);
+    const auto s = summary_of(tmp / "sim" / variant), m = summary_of(tmp / "mpi" / variant);
+    REQUIRE(s["test_accuracy"].get<double>() > 0.9);
+    REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
+    REQUIRE(m["messages"] == s["messages"]);
+    REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
+  }
+}
+
 TEST_CASE("realexec: asynchronous EASGD runs on MPI to the end and learns", "[mpi]") {
   // Not comparable bit for bit: the center serves workers in the order their messages happen to arrive.
   TempDir tmp;

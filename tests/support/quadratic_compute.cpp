@@ -22,8 +22,12 @@ std::vector<double> QuadraticProblem::mean_target() const {
 }
 
 QuadraticCompute::QuadraticCompute(const QuadraticProblem& p, int worker, std::function<void(double)> charge)
-    : p_(p), charge_(std::move(charge)) {
+    : p_(p), charge_(std::move(charge)), worker_(worker) {
   if (worker >= 0) c_ = p.target(worker);
+  if (worker >= 0 && p.shard_rows > 0) {
+    DTS_ASSERT(p.shard_rows % p.batch_rows == 0, "QuadraticProblem: shard_rows must be a multiple of batch_rows");
+    for (int i = 0; i < p.shard_rows; ++i) shard_.push_back(static_cast<std::uint32_t>(worker * p.shard_rows + i));
+  }
   const auto w = static_cast<std::size_t>(worker);
   step_time_s_ = p.step_time_s * (worker >= 0 && w < p.slowdown.size() ? p.slowdown[w] : 1.0);
 }
@@ -41,20 +45,64 @@ std::vector<model::ParamBlock> QuadraticCompute::param_blocks() const {
 }
 
 void QuadraticCompute::init_params(Slice params) {
-  for (std::size_t k = 0; k < params.data.size(); ++k) {
-    params.data[k] = p_.init_at_target && !c_.empty() ? c_[k] : 0.0f;
-  }
+  for (std::size_t k = 0; k < params.data.size(); ++k) params.data[k] = p_.init_at_target && !c_.empty() ? c_[k] : 0.0f;
 }
 
-float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
+float QuadraticCompute::gradient(ConstSlice params, Slice grads) {
   DTS_ASSERT(!c_.empty(), "forward_backward on a server rank");
   double loss = 0;
   for (std::size_t k = 0; k < p_.dim; ++k) {
     grads.data[k] = params.data[k] - c_[k];
     loss += 0.5 * grads.data[k] * grads.data[k];
   }
-  charge_(step_time_s_);
+  if (!shard_.empty()) {  // the batch's rows, taken in order
+    const auto b = static_cast<std::size_t>(p_.batch_rows);
+    if (p_.rows_used) {
+      auto& log = (*p_.rows_used)[static_cast<std::size_t>(worker_)];
+      log.insert(log.end(), shard_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                 shard_.begin() + static_cast<std::ptrdiff_t>(pos_ + b));
+    }
+    pos_ = (pos_ + b) % shard_.size();
+  }
   return static_cast<float>(loss);
+}
+
+float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
+  const float loss = gradient(params, grads);
+  charge_(step_time_s_);
+  return loss;
+}
+
+float QuadraticCompute::forward_backward_split(ConstSlice params, Slice grads,
+                                               const std::function<void()>& after_forward) {
+  const float loss = gradient(params, grads);
+  charge_(step_time_s_ / 2);
+  after_forward();
+  charge_(step_time_s_ / 2);
+  return loss;
+}
+
+std::vector<Slice> QuadraticCompute::optimizer_state() {
+  if (p_.momentum == 0) return {};
+  if (b_.empty()) b_.assign(p_.dim, 0.0f);
+  return {Slice(b_)};
+}
+
+std::vector<std::uint32_t> QuadraticCompute::next_batch_rows() {
+  if (shard_.empty()) return {};
+  const auto from = shard_.begin() + static_cast<std::ptrdiff_t>(pos_);
+  return {from, from + p_.batch_rows};
+}
+
+void QuadraticCompute::replace_last_batch_rows(std::span<const std::uint32_t> rows) {
+  if (shard_.empty()) return;
+  DTS_ASSERT(rows.size() == static_cast<std::size_t>(p_.batch_rows), "replace_last_batch_rows: wrong count");
+  const std::size_t last = (pos_ + shard_.size() - rows.size()) % shard_.size();
+  std::copy(rows.begin(), rows.end(), shard_.begin() + static_cast<std::ptrdiff_t>(last));
+}
+
+std::uint64_t QuadraticCompute::raw_batch_bytes() const {
+  return shard_.empty() ? 0 : static_cast<std::uint64_t>(p_.batch_rows) * (p_.row_bytes + 4);
 }
 
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {

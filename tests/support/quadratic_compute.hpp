@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "algorithms/api/compute.hpp"
@@ -22,9 +23,14 @@ struct QuadraticProblem {
   double update_time_s = 0;      // charged per optimizer_step and per charge_elementwise call
   double momentum = 0;           // optimizer_step as heavy ball: b = momentum b + g; x -= lr b
   int blocks = 1;                // param_blocks(): dim split into this many layers, for per-layer messages
-  // Added for the gossip family: init_params gives worker i its own c_i instead of 0 (models that start apart,
-  // so that an exchange alone, with lr 0, is seen).
-  bool init_at_target = false;
+  // Added for GossipGraD's ring shuffle: worker i's shard is the rows [i*shard_rows, (i+1)*shard_rows), read
+  // in order, batch_rows per step (shard_rows a multiple of it); 0: no shard (raw_batch_bytes() is 0).
+  int shard_rows = 0;
+  int batch_rows = 2;
+  std::uint64_t row_bytes = 100;  // raw bytes of one row on the wire (plus 4 label bytes)
+  // Where each worker appends the rows it trains on, by worker index (null: nowhere).
+  std::shared_ptr<std::vector<std::vector<std::uint32_t>>> rows_used;
+  bool init_at_target = false;  // init_params gives x = c_i (the models start apart), not 0
   // c_i for worker index i (0-based), drawn from Rng(seed, i, "quadratic") in [-1, 1].
   std::vector<float> target(int worker) const;
   std::vector<double> mean_target() const;
@@ -41,13 +47,23 @@ class QuadraticCompute final : public Compute {
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
+  std::vector<Slice> optimizer_state() override;
+  // The step's time in halves around `after_forward`.
+  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
+  std::vector<std::uint32_t> next_batch_rows() override;
+  void replace_last_batch_rows(std::span<const std::uint32_t> rows) override;
+  std::uint64_t raw_batch_bytes() const override;
 
  private:
+  float gradient(ConstSlice params, Slice grads);
   QuadraticProblem p_;
   std::vector<float> c_;
   std::vector<float> b_;  // momentum buffer
   double step_time_s_ = 0;
   std::function<void(double)> charge_;
+  int worker_ = -1;
+  std::vector<std::uint32_t> shard_;  // the rows this worker holds
+  std::size_t pos_ = 0;               // the next batch starts here
 };
 
 }  // namespace dts::test
