@@ -37,6 +37,10 @@ struct AlgorithmSpec {
   std::function<RankMain(ConfigReader& reader, int workers)> configure;
   // Whether ranks may join and leave during the run (a scenario's joins and leaves; README "Scenarios").
   bool membership = false;
+  // Added for AGD (issue 16): a factor on the optimizer's learning rate for `workers` workers, read from the
+  // algorithm's keys after configure (AGD's lr x sqrt(P)); null: 1. The runner multiplies optimizer.lr by it,
+  // so config.resolved.json records the rate in effect.
+  std::function<double(ConfigReader& reader, int workers)> lr_factor = nullptr;
 };
 
 // Throws ConfigError naming `where` on an unknown name.
@@ -69,6 +73,8 @@ enum : Tag {
   kSyncSgdBroadcast,  //   W, master -> everyone
   kGossip,            // gossip SGD: the pairwise exchange
   kGossipAverage,     //   the final tree allreduce
+  kAgdLayer,          // AGD: one layer's gradient allreduce
+  kAgdAverage,        //   AGD every k steps: the weights' allreduce
 };
 }  // namespace tags
 

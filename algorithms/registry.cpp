@@ -17,13 +17,14 @@ AlgorithmSpec async_msgd_spec();
 AlgorithmSpec hogwild_sgd_spec();
 AlgorithmSpec sync_sgd_spec();
 AlgorithmSpec gossip_sgd_spec();
+AlgorithmSpec agd_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
   static const std::vector<AlgorithmSpec> specs = {
       allreduce_sgd_spec(), easgd_async_spec(), easgd_original_spec(), measgd_async_spec(),
       easgd_hogwild_spec(), easgd_sync_spec(),  async_sgd_spec(),      async_msgd_spec(),
-      hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),
+      hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),     agd_spec(),
   };
   return specs;
 }

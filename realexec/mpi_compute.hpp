@@ -22,6 +22,10 @@ class MpiCompute final : public TrainerCompute {
   // The caller's loop over the floats takes the time it takes, before or after this call, which does not see
   // it: a straggler does not slow it (stretch() of no time is none); the failure check still happens here.
   void charge_elementwise(std::size_t /*n*/, int /*streams*/) override;
+  // forward_backward_layers: Compute's, forward_backward whole and then every ready(). The kernels compute the
+  // whole backward pass at once, so a per-layer allreduce started in ready() overlaps nothing of it here
+  // (only the other layers' allreduces); the simulator models the overlap the paper's Caffe has.
+  using TrainerCompute::forward_backward_layers;
 
  private:
   static const model::TrainerSetup& checked(const model::TrainerSetup& setup);

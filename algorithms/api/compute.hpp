@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "algorithms/api/vec.hpp"
+#include "kernels/model/grad_layers.hpp"
 #include "kernels/model/network.hpp"
 
 namespace dts {
@@ -34,6 +36,20 @@ class Compute {
   // should be linear in n: the simulator's collective fidelity charges the P - 1 additions of a ring
   // reduce-scatter as one call over their total.
   virtual void charge_elementwise(std::size_t n, int streams) = 0;
+
+  // Added for AGD (issue 16): layer-wise gradient readiness. forward_backward, calling ready(l) for each
+  // layer l of model::grad_layers(param_blocks()) in reverse layer order (back-propagation's), once layer l's
+  // gradient in `grads` is final. The simulator charges the forward pass, then before each ready() that
+  // layer's share of the backward pass (the layers behind it included), so that communication started in
+  // ready() overlaps the rest of the backward pass; the shares add up to forward_backward's time (to
+  // rounding). This default, which the MPI backend uses, runs forward_backward whole and then calls every
+  // ready(): real kernels compute the whole backward pass at once, so nothing overlaps it there.
+  virtual float forward_backward_layers(ConstSlice params, Slice grads,
+                                        const std::function<void(std::size_t layer)>& ready) {
+    const float loss = forward_backward(params, grads);
+    for (std::size_t l = model::grad_layers(param_blocks()).size(); l-- > 0;) ready(l);
+    return loss;
+  }
 };
 
 }  // namespace dts

@@ -44,15 +44,32 @@ void QuadraticCompute::init_params(Slice params) {
   for (auto& v : params.data) v = 0.0f;
 }
 
-float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
+float QuadraticCompute::gradient(ConstSlice params, Slice grads) {
   DTS_ASSERT(!c_.empty(), "forward_backward on a server rank");
   double loss = 0;
   for (std::size_t k = 0; k < p_.dim; ++k) {
     grads.data[k] = params.data[k] - c_[k];
     loss += 0.5 * grads.data[k] * grads.data[k];
   }
-  charge_(step_time_s_);
   return static_cast<float>(loss);
+}
+
+float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
+  const float loss = gradient(params, grads);
+  charge_(step_time_s_);
+  return loss;
+}
+
+float QuadraticCompute::forward_backward_layers(ConstSlice params, Slice grads,
+                                                const std::function<void(std::size_t layer)>& ready) {
+  const float loss = gradient(params, grads);
+  charge_(step_time_s_ / 3);
+  const auto layers = static_cast<std::size_t>(p_.blocks);
+  for (std::size_t l = layers; l-- > 0;) {
+    charge_(step_time_s_ * 2 / 3 / static_cast<double>(layers));
+    ready(l);
+  }
+  return loss;
 }
 
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {
