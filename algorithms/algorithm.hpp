@@ -37,6 +37,10 @@ struct AlgorithmSpec {
   std::function<RankMain(ConfigReader& reader, int workers)> configure;
   // Whether ranks may join and leave during the run (a scenario's joins and leaves; README "Scenarios").
   bool membership = false;
+  // Added for AGD (issue 16): a factor on the optimizer's learning rate for `workers` workers, read from the
+  // algorithm's keys after configure (AGD's lr x sqrt(P)); null: 1. The runner multiplies optimizer.lr by it,
+  // so config.resolved.json records the rate in effect.
+  std::function<double(ConfigReader& reader, int workers)> lr_factor = nullptr;
 };
 
 // Throws ConfigError naming `where` on an unknown name.
@@ -70,17 +74,19 @@ enum : Tag {
   kGossip,            // gossip SGD: the pairwise exchange
   kGossipAverage,     //   the final tree allreduce
   // The gossip family of issue 16 (algorithms/gossip_family.hpp).
-  kGossipModel,    // a model, pairwise or one-way (Elastic Gossip, pull, push, GoSGD)
-  kGossipBarrier,  //   global mode: the barrier of every update
-  kGossipChoices,  //   global mode: the all_gather of the choices
-  kGossipRequest,  //   async rendezvous: initiator -> peer
-  kGossipReply,    //   async rendezvous: peer -> initiator
-  kGossipDone,     //   async rendezvous: no more requests from this worker
-  kGossipCounts,   //   async one-way: the allreduce of the message counts
-  kGosgdWeight,    // GoSGD: the push-sum weight sent with a model
+  kGossipModel,        // a model, pairwise or one-way (Elastic Gossip, pull, push, GoSGD)
+  kGossipBarrier,      //   global mode: the barrier of every update
+  kGossipChoices,      //   global mode: the all_gather of the choices
+  kGossipRequest,      //   async rendezvous: initiator -> peer
+  kGossipReply,        //   async rendezvous: peer -> initiator
+  kGossipDone,         //   async rendezvous: no more requests from this worker
+  kGossipCounts,       //   async one-way: the allreduce of the message counts
+  kGosgdWeight,        // GoSGD: the push-sum weight sent with a model
   kGossipGrad,         // GossipGraD: the model exchange (weights + optimizer state, one message)
   kGossipGradShuffle,  //   the ring sample shuffle
   kGossipGradAverage,  //   the final tree allreduce
+  kAgdLayer,           // AGD: one layer's gradient allreduce
+  kAgdAverage,         //   AGD every k steps: the weights' allreduce
 };
 }  // namespace tags
 

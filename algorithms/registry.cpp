@@ -23,6 +23,7 @@ AlgorithmSpec gossip_push_spec();
 AlgorithmSpec gosgd_spec();
 AlgorithmSpec no_comm_spec();
 AlgorithmSpec gossipgrad_spec();
+AlgorithmSpec agd_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
@@ -30,7 +31,8 @@ const std::vector<AlgorithmSpec>& registry() {
       allreduce_sgd_spec(), easgd_async_spec(), easgd_original_spec(), measgd_async_spec(),
       easgd_hogwild_spec(), easgd_sync_spec(),  async_sgd_spec(),      async_msgd_spec(),
       hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),     elastic_gossip_spec(),
-      gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(), gossipgrad_spec(),
+      gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(),
+      gossipgrad_spec(),    agd_spec(),
   };
   return specs;
 }

@@ -2,30 +2,44 @@
 #include "sim/device.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace dts::sim {
 
+namespace {
+// One layer's roofline forward and backward times before the efficiency: the forward reads the weights once;
+// the backward reads them and writes their gradient.
+std::pair<double, double> layer_roofline(const Device& d, const model::LayerCost& l, double b) {
+  const double fwd =
+      std::max(b * l.fwd_flops_per_sample / d.peak_flops, (b * l.fwd_bytes_per_sample + l.param_bytes) / d.mem_bw_Bps);
+  const double bwd = std::max(b * l.bwd_flops_per_sample / d.peak_flops,
+                              (b * l.bwd_bytes_per_sample + 2 * l.param_bytes) / d.mem_bw_Bps);
+  return {fwd, bwd};
+}
+}  // namespace
+
 double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
-  const double b = batch;
   double t = 0;
   for (const auto& l : layers) {
-    // Forward reads the weights once; backward reads them and writes their gradient.
-    const double fwd =
-        std::max(b * l.fwd_flops_per_sample / peak_flops, (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
-    const double bwd = std::max(b * l.bwd_flops_per_sample / peak_flops,
-                                (b * l.bwd_bytes_per_sample + 2 * l.param_bytes) / mem_bw_Bps);
+    const auto [fwd, bwd] = layer_roofline(*this, l, batch);
     t += fwd + bwd;
   }
   return t / efficiency;
 }
 
 double Device::forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
-  const double b = batch;
   double t = 0;
-  for (const auto& l : layers) {
-    t += std::max(b * l.fwd_flops_per_sample / peak_flops, (b * l.fwd_bytes_per_sample + l.param_bytes) / mem_bw_Bps);
-  }
+  for (const auto& l : layers) t += layer_roofline(*this, l, batch).first;
   return t / efficiency;
+}
+
+std::vector<Device::LayerTime> Device::layer_times_s(const std::vector<model::LayerCost>& layers, int batch) const {
+  std::vector<LayerTime> out;
+  for (const auto& l : layers) {
+    const auto [fwd, bwd] = layer_roofline(*this, l, batch);
+    out.push_back({fwd / efficiency, bwd / efficiency});
+  }
+  return out;
 }
 
 double Device::elementwise_time_s(double n, double streams, double flops_per_elem) const {

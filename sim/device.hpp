@@ -30,6 +30,12 @@ struct Device {
   double step_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
   // Its forward pass alone (the first term of each layer in step_time_s).
   double forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
+  // Forward and backward time of each layer for a minibatch of `batch` samples, the terms that step_time_s
+  // sums (per-layer timing of the backward pass, for Compute::forward_backward_layers).
+  struct LayerTime {
+    double fwd_s = 0, bwd_s = 0;
+  };
+  std::vector<LayerTime> layer_times_s(const std::vector<model::LayerCost>& layers, int batch) const;
   // An elementwise pass over n floats touching `streams` vectors, with `flops_per_elem` arithmetic.
   double elementwise_time_s(double n, double streams, double flops_per_elem = 1.0) const;
 };

@@ -3,6 +3,8 @@
 
 #include "sim/time_account.hpp"
 
+#include <algorithm>
+
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
@@ -14,6 +16,7 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device,
       account_(account),
       scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
       rank_(rank) {
+  batch_ = setup.trainer.batch;
   step_time_s_ = setup.step_time_s ? *setup.step_time_s : device_.step_time_s(trainer().cost(), setup.trainer.batch);
   const double whole = device_.step_time_s(trainer().cost(), setup.trainer.batch);
   if (whole > 0) forward_share_ = device_.forward_time_s(trainer().cost(), setup.trainer.batch) / whole;
@@ -30,11 +33,15 @@ void SimCompute::charge(double seconds) {
   if (seconds > 0) sg4::this_actor::execute(seconds * host_->get_speed());
 }
 
-float SimCompute::forward_backward(ConstSlice params, Slice grads) {
+void SimCompute::copy_batch() {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
+}
+
+float SimCompute::forward_backward(ConstSlice params, Slice grads) {
+  copy_batch();
   const float loss = train(params, grads);
   const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
   charge(step_time_s_);
@@ -45,10 +52,7 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
 // As forward_backward, its time in two charges (the forward share, then the rest) around `after_forward`;
 // the kernels (real numerics) all run first, as the model's time does not depend on them.
 float SimCompute::forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) {
-  if (data_host_ != nullptr && batch_bytes_ > 0) {
-    const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
-    sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
-  }
+  copy_batch();
   const float loss = train(params, grads);
   {
     const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
@@ -58,6 +62,64 @@ float SimCompute::forward_backward_split(ConstSlice params, Slice grads, const s
   {
     const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
     charge(step_time_s_ * (1 - forward_share_));
+  }
+  ++steps_;
+  return loss;
+}
+
+// Back-propagation visits the layers in reverse: the backward time of the layers from the end down to a
+// trainable layer (the untrainable ones behind it included) is charged before that layer's ready(). A
+// profile whose layer names do not match its parameter blocks gets the whole backward before the first
+// ready(), as if nothing could overlap it.
+const SimCompute::LayerSchedule& SimCompute::layer_schedule() {
+  if (schedule_) return *schedule_;
+  const auto layers = model::grad_layers(param_blocks());
+  const auto costs = trainer().cost();
+  const auto times = device_.layer_times_s(costs, batch_);
+  LayerSchedule s;
+  s.backward_s.assign(layers.size(), 0.0);
+  double total = 0, forward = 0, backward = 0;
+  for (const auto& t : times) {
+    total += t.fwd_s + t.bwd_s;
+    forward += t.fwd_s;
+    backward += t.bwd_s;
+  }
+  const double scale = total > 0 ? step_time_s_ / total : 0;  // to the calibrated step time, if any
+  s.forward_s = total > 0 ? forward * scale : step_time_s_;
+  std::size_t next = layers.size();  // layers [next, end) have been matched
+  double acc = 0;
+  for (std::size_t i = costs.size(); i-- > 0;) {
+    acc += times[i].bwd_s;
+    if (next > 0 && costs[i].name == layers[next - 1].name) {
+      s.backward_s[--next] = acc * scale;
+      acc = 0;
+    }
+  }
+  if (next > 0) {  // names that do not match: no overlap
+    std::fill(s.backward_s.begin(), s.backward_s.end(), 0.0);
+    if (!s.backward_s.empty()) s.backward_s.back() = backward * scale;
+  } else if (!s.backward_s.empty()) {
+    s.backward_s.front() += acc * scale;  // layers before the first trainable one (none run a backward)
+  }
+  schedule_ = std::move(s);
+  return *schedule_;
+}
+
+float SimCompute::forward_backward_layers(ConstSlice params, Slice grads,
+                                          const std::function<void(std::size_t layer)>& ready) {
+  copy_batch();
+  const float loss = train(params, grads);
+  const LayerSchedule& s = layer_schedule();
+  {
+    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
+    charge(s.forward_s);
+  }
+  for (std::size_t l = s.backward_s.size(); l-- > 0;) {
+    {
+      const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
+      charge(s.backward_s[l]);
+    }
+    ready(l);
   }
   ++steps_;
   return loss;

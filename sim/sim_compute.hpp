@@ -34,9 +34,23 @@ class SimCompute final : public TrainerCompute {
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
   float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
+  // The forward share of the step time, then each layer's backward share before its ready() (the device
+  // model's per-layer roofline terms, scaled to the calibrated step time when there is one).
+  float forward_backward_layers(ConstSlice params, Slice grads,
+                                const std::function<void(std::size_t layer)>& ready) override;
 
  private:
   void charge(double seconds);
+  void copy_batch();  // from the data host, if the minibatches live there
+  // The forward time, and the backward time charged before each layer's ready() (forward order), built on
+  // first use.
+  struct LayerSchedule {
+    double forward_s = 0;
+    std::vector<double> backward_s;
+  };
+  const LayerSchedule& layer_schedule();
+  std::optional<LayerSchedule> schedule_;
+  int batch_ = 1;
   simgrid::s4u::Host* data_host_ = nullptr;  // where the minibatches come from; null: on the device
   double batch_bytes_ = 0;
   Device device_;

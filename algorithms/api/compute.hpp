@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/api/vec.hpp"
+#include "kernels/model/grad_layers.hpp"
 #include "kernels/model/network.hpp"
 
 namespace dts {
@@ -56,6 +57,19 @@ class Compute {
   // Wire bytes of one minibatch of raw samples: batch x (one byte per pixel value) + 4 x batch label bytes; 0
   // without a data set (the quadratic without a shard).
   virtual std::uint64_t raw_batch_bytes() const = 0;
+  // Added for AGD (issue 16): layer-wise gradient readiness. forward_backward, calling ready(l) for each
+  // layer l of model::grad_layers(param_blocks()) in reverse layer order (back-propagation's), once layer l's
+  // gradient in `grads` is final. The simulator charges the forward pass, then before each ready() that
+  // layer's share of the backward pass (the layers behind it included), so that communication started in
+  // ready() overlaps the rest of the backward pass; the shares add up to forward_backward's time (to
+  // rounding). This default, which the MPI backend uses, runs forward_backward whole and then calls every
+  // ready(): real kernels compute the whole backward pass at once, so nothing overlaps it there.
+  virtual float forward_backward_layers(ConstSlice params, Slice grads,
+                                        const std::function<void(std::size_t layer)>& ready) {
+    const float loss = forward_backward(params, grads);
+    for (std::size_t l = model::grad_layers(param_blocks()).size(); l-- > 0;) ready(l);
+    return loss;
+  }
 };
 
 }  // namespace dts

@@ -56,4 +56,9 @@ void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag
 void run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
               ConstSlice send = {}, const SendOptions& opts = {});
 
+// Added for AGD (issue 16). Hierarchical ring (hierarchical_ring.cpp): the group is nodes of `per_node`
+// consecutive members; ring reduce-scatter inside each node, ring allreduce of each chunk across the nodes,
+// ring allgather inside each node. per_node must divide the group's size; 1 or the whole group: a flat ring.
+void hierarchical_ring_allreduce(Comm& comm, Compute& compute, const Group& group, int per_node, Slice data, Tag tag);
+
 }  // namespace dts::collectives

@@ -116,6 +116,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.batch = static_cast<int>(a.integer("batch_size", 32, 1, 1 << 20));
   p.optimizer = read_optimizer(a.child("optimizer"));
   p.main = spec.configure(a, p.workers);
+  if (spec.lr_factor) p.optimizer.lr *= spec.lr_factor(a, p.workers);
   a.finish();
   const std::int64_t shard = p.data->train.n / p.workers;
   if (shard < p.batch) {

@@ -105,6 +105,18 @@ std::uint64_t QuadraticCompute::raw_batch_bytes() const {
   return shard_.empty() ? 0 : static_cast<std::uint64_t>(p_.batch_rows) * (p_.row_bytes + 4);
 }
 
+float QuadraticCompute::forward_backward_layers(ConstSlice params, Slice grads,
+                                                const std::function<void(std::size_t layer)>& ready) {
+  const float loss = gradient(params, grads);
+  charge_(step_time_s_ / 3);
+  const auto layers = static_cast<std::size_t>(p_.blocks);
+  for (std::size_t l = layers; l-- > 0;) {
+    charge_(step_time_s_ * 2 / 3 / static_cast<double>(layers));
+    ready(l);
+  }
+  return loss;
+}
+
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {
   if (p_.momentum == 0) {
     for (std::size_t k = 0; k < p_.dim; ++k) params.data[k] -= static_cast<float>(p_.lr) * grads.data[k];

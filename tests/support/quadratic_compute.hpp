@@ -53,6 +53,9 @@ class QuadraticCompute final : public Compute {
   std::vector<std::uint32_t> next_batch_rows() override;
   void replace_last_batch_rows(std::span<const std::uint32_t> rows) override;
   std::uint64_t raw_batch_bytes() const override;
+  // A third of the step time as the forward pass, then an equal share of the rest before each block's ready().
+  float forward_backward_layers(ConstSlice params, Slice grads,
+                                const std::function<void(std::size_t layer)>& ready) override;
 
  private:
   float gradient(ConstSlice params, Slice grads);

@@ -1,0 +1,90 @@
+// SimCompute::forward_backward_layers (algorithms/api/compute.hpp): the forward pass, then each trainable
+// layer's backward share before its ready(), in reverse layer order, adding up to forward_backward's time.
+#include <catch2/catch.hpp>
+
+#include "algorithms/algorithm.hpp"
+#include "kernels/model/zoo_modeled.hpp"
+#include "sim/launcher.hpp"
+#include "sim/sim_compute.hpp"
+#include "tests/sim/sim_harness.hpp"
+#include "tests/support/isolated.hpp"
+
+namespace sg4 = simgrid::s4u;
+using nlohmann::json;
+
+namespace {
+
+class NullRecorder final : public dts::Recorder {
+ public:
+  void step(std::int64_t, float) override {}
+  bool eval_due(std::int64_t) const override { return false; }
+  void evaluate(std::int64_t, dts::ConstSlice, bool) override {}
+};
+
+// One rank, modeled ResNet-50 at batch 32 on the pinned star's device: {"ready": [[layer, time], ...], "end": t,
+// "plain": forward_backward's time}.
+json hook_times(std::optional<double> step_time_s) {
+  return dts::test::run_isolated([&] {
+    dts::data::Dataset imagenet{"imagenet", 1'281'167, 3, 224, 224, 1000, {}, {}};
+    dts::sim::ModelSetup setup;
+    setup.trainer.network = "resnet50";
+    setup.trainer.real = false;
+    setup.trainer.train = &imagenet;
+    setup.trainer.batch = 32;
+    setup.step_time_s = step_time_s;
+    dts::sim::SimJob job;
+    job.platform = dts::test::pinned_star(1, 10e9, 5e-6);
+    json out;
+    job.main = [&](dts::Context& ctx) {
+      dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
+      const double t0 = sg4::Engine::get_clock();
+      ctx.compute.forward_backward(params, grads);
+      out["plain"] = sg4::Engine::get_clock() - t0;
+      const double t1 = sg4::Engine::get_clock();
+      ctx.compute.forward_backward_layers(params, grads, [&](std::size_t l) {
+        out["ready"].push_back({l, sg4::Engine::get_clock() - t1});
+      });
+      out["end"] = sg4::Engine::get_clock() - t1;
+      out["layers"] = dts::model::grad_layers(ctx.compute.param_blocks()).size();
+    };
+    job.make_compute = [&](dts::Rank r, sg4::Host* host,
+                           dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
+      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
+                                                    account);
+    };
+    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> { return std::make_unique<NullRecorder>(); };
+    job.simgrid_args = {"--log=root.thres:critical"};
+    dts::sim::run_simulation(job);
+    return out;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("forward_backward_layers: each layer ready after its backward share, in reverse order", "[sim]") {
+  /* ResNet-50: 53 convolutions, 53 batch norms and the fc are its trainable layers. The first ready() comes
+   * after the whole forward pass and the backward of the loss, pooling and fc; the last at the end of the
+   * step, which is forward_backward's time (the roofline's, or the calibrated one). */
+  const auto step = GENERATE(std::optional<double>{}, std::optional<double>{0.096});
+  const json out = hook_times(step);
+  INFO(out.dump());
+  REQUIRE(!out.contains("error"));
+  const std::size_t L = out["layers"].get<std::size_t>();
+  REQUIRE(L == 107);
+  REQUIRE(out["ready"].size() == L);
+  const double plain = out["plain"].get<double>();
+  if (step) REQUIRE(plain == Approx(*step).epsilon(1e-12));
+  double prev = 0;
+  for (std::size_t k = 0; k < L; ++k) {
+    REQUIRE(out["ready"][k][0].get<std::size_t>() == L - 1 - k);
+    const double t = out["ready"][k][1].get<double>();
+    REQUIRE(t > prev);  // every trainable layer has a backward to wait for
+    prev = t;
+  }
+  // The fc's gradient comes after the forward (about a third of the step) and before much of the backward.
+  const double first = out["ready"][0][1].get<double>();
+  REQUIRE(first > 0.25 * plain);
+  REQUIRE(first < 0.5 * plain);
+  REQUIRE(out["end"].get<double>() == Approx(plain).epsilon(1e-9));
+  REQUIRE(out["ready"][L - 1][1].get<double>() == Approx(plain).epsilon(1e-9));
+}
