@@ -78,6 +78,9 @@ void agd_rank(Context& ctx, const AgdConfig& cfg) {
       }
     }
     ctx.recorder.step(step + 1, loss);
+    if (cfg.average_every > 0 && (last || ctx.recorder.eval_due(step + 1))) {
+      ctx.recorder.observe(step + 1, params);  // local steps: the replicas differ between the averages
+    }
     if (ctx.comm.rank() == 0 && (last || ctx.recorder.eval_due(step + 1))) {
       ctx.recorder.evaluate(step + 1, params, last);  // rank 0's model (after the last step, everyone's)
     }

@@ -42,6 +42,17 @@ fs::path write_tiny(const TempDir& tmp) {
 
 nlohmann::json summary_of(const fs::path& dir) { return nlohmann::json::parse(slurp(dir / "summary.json")); }
 
+// Recorder::observe's row of the last step on MPI (m) and on the simulator (s): the same mean model (sums of a
+// few floats in doubles are exact); the consensus distance sums squared norms in another order on MPI.
+void require_same_aggregate(const nlohmann::json& m, const nlohmann::json& s) {
+  REQUIRE(s.contains("aggregate"));
+  REQUIRE(m["aggregate"]["step"] == s["aggregate"]["step"]);
+  REQUIRE(m["aggregate"]["test_loss"] == s["aggregate"]["test_loss"]);
+  REQUIRE(m["aggregate"]["test_accuracy"] == s["aggregate"]["test_accuracy"]);
+  REQUIRE(m["aggregate"]["consensus_distance"].get<double>() ==
+          Approx(s["aggregate"]["consensus_distance"].get<double>()).epsilon(1e-9));
+}
+
 // The steps column of ranks.csv, by rank.
 std::vector<std::string> steps_per_rank(const fs::path& dir) {
   std::istringstream in(slurp(dir / "ranks.csv"));
@@ -188,12 +199,7 @@ TEST_CASE("realexec: the synchronous gossip family on MPI ends with the simulato
     REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
     REQUIRE(m["rank0_model_hash"] == s["rank0_model_hash"]);
     REQUIRE(m["rank0_test_accuracy"] == s["rank0_test_accuracy"]);
-    // Recorder::observe's mean model is the same; its consensus distance is summed in another order on MPI (the
-    // last digits differ).
-    REQUIRE(s.contains("aggregate"));
-    REQUIRE(m["aggregate"]["test_loss"] == s["aggregate"]["test_loss"]);
-    REQUIRE(m["aggregate"]["consensus_distance"].get<double>() ==
-            Approx(s["aggregate"]["consensus_distance"].get<double>()).epsilon(1e-9));
+    require_same_aggregate(m, s);
     REQUIRE(m["messages"] == s["messages"]);
     REQUIRE(m.value("counters", nlohmann::json()) == s.value("counters", nlohmann::json()));
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
@@ -220,10 +226,7 @@ TEST_CASE("realexec: gossip SGD on MPI records the simulator's replica means and
   REQUIRE(mpi.code == 0);
   const auto s = summary_of(tmp / "sim"), m = summary_of(tmp / "mpi");
   REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
-  // The mean model is exact (sums of 4 floats in doubles); the squared norms are summed in another order on MPI.
-  REQUIRE(m["aggregate"]["test_loss"] == s["aggregate"]["test_loss"]);
-  REQUIRE(m["aggregate"]["consensus_distance"].get<double>() ==
-          Approx(s["aggregate"]["consensus_distance"].get<double>()).epsilon(1e-9));
+  require_same_aggregate(m, s);
   REQUIRE(rows_without_time(tmp / "mpi") == rows_without_time(tmp / "sim"));
   REQUIRE_THAT(slurp(tmp / "mpi" / "metrics.csv"), Catch::Contains(",aggregate,wall,"));
 }
@@ -286,6 +289,8 @@ TEST_CASE("realexec: agd on MPI ends with the simulator's model", "[mpi]") {
     REQUIRE(m["bytes_sent_per_rank"] == s["bytes_sent_per_rank"]);
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
   }
+  // Local steps between the averages: the replicas' mean and consensus distance as on the simulator.
+  require_same_aggregate(summary_of(tmp / "mpi" / "log_p"), summary_of(tmp / "sim" / "log_p"));
   const auto cfg = nlohmann::json::parse(slurp(tmp / "sim" / "ring" / "config.resolved.json"));
   REQUIRE(cfg["algorithm"]["optimizer"]["lr"].get<double>() == Approx(0.2));  // 0.1 x sqrt(4)
 }
