@@ -54,10 +54,12 @@ GossipInbox::GossipInbox(Context& ctx, Tag tag, Vec buffer)
   post();
 }
 
-void GossipInbox::post() { pending_ = ctx_.comm.irecv_any(others_, tag_, buffer_); }
+void GossipInbox::post() {
+  if (!others_.empty()) pending_ = ctx_.comm.irecv_any(others_, tag_, buffer_);  // a lone worker hears nothing
+}
 
 void GossipInbox::poll(const Handler& handle) {
-  while (pending_.test()) {
+  while (pending_.valid() && pending_.test()) {
     const Rank src = pending_.source();
     require_ok(pending_.wait(0), src, "gossip inbox");
     ++received_;
@@ -77,7 +79,7 @@ void GossipInbox::finish(const std::vector<float>& sent_to, const Handler& handl
     handle(pending_.source(), buffer_);
     post();
   }
-  pending_.cancel();
+  if (pending_.valid()) pending_.cancel();
   pending_.reset();
 }
 
@@ -86,7 +88,9 @@ GossipServer::GossipServer(Context& ctx, Vec request_buffer, Serve serve)
   post();
 }
 
-void GossipServer::post() { pending_ = ctx_.comm.irecv_any(others_, tags::kGossipRequest, request_); }
+void GossipServer::post() {
+  if (!others_.empty()) pending_ = ctx_.comm.irecv_any(others_, tags::kGossipRequest, request_);
+}
 
 void GossipServer::serve_pending() {
   const Rank src = pending_.source();
@@ -96,7 +100,7 @@ void GossipServer::serve_pending() {
 }
 
 void GossipServer::poll() {
-  while (pending_.test()) serve_pending();
+  while (pending_.valid() && pending_.test()) serve_pending();
 }
 
 void GossipServer::wait_serving(Request& reply) {
@@ -112,6 +116,7 @@ void GossipServer::wait_serving(Request& reply) {
 }
 
 void GossipServer::finish() {
+  if (others_.empty()) return;
   Vec one(1, true), in(1, true);
   std::vector<Request> sends;
   for (const Rank r : others_) sends.push_back(ctx_.comm.isend(r, tags::kGossipDone, one));

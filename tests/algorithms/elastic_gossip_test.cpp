@@ -208,6 +208,15 @@ TEST_CASE("gossip family: in the async mode a 2x straggler falls behind alone; t
   }
 }
 
+TEST_CASE("gossip family: a single worker trains alone in every mode", "[algorithms][gossip]") {
+  const std::string sync = GENERATE("global", "shared", "async");
+  for (const std::string algo : {"elastic_gossip", "gossip_pull", "gossip_push", "gosgd"}) {
+    INFO(algo << " " << sync);
+    const AlgoRun run = family_run(algo, 1, 200, {{"sync", sync}});
+    CHECK(dts::test::distance_to_answer(run_ok(run), run.problem) < 1e-5);
+  }
+}
+
 TEST_CASE("gossip family: the keys are read strictly", "[algorithms][gossip]") {
   for (const json& bad : {json{{"sync", "sometimes"}}, json{{"alpha", 1.5}}, json{{"probability", 0}},
                           json{{"period", 0}}, json{{"cap_alpha", true}, {"sync", "async"}}, json{{"beta", 1}}}) {
