@@ -76,7 +76,9 @@ void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg, PeerCache& cache)
       compute.charge_elementwise(params.count(), 3);
     }
     ctx.recorder.step(step + 1, loss);
-    if (me == 0 && step + 1 < ctx.steps && ctx.recorder.eval_due(step + 1)) {
+    const bool last = step + 1 == ctx.steps;
+    if (last || ctx.recorder.eval_due(step + 1)) ctx.recorder.observe(step + 1, params);  // the replicas' mean
+    if (me == 0 && !last && ctx.recorder.eval_due(step + 1)) {
       ctx.recorder.evaluate(step + 1, params);  // rank 0's own model between the ends
     }
   }

@@ -2,6 +2,8 @@
 """Test accuracy against time (simulated, or wall-clock for --backend mpi runs) for dtsim result directories.
 
 Reads each DIR/metrics.csv (the rows with a test_accuracy) and DIR/summary.json; never runs the simulator.
+Where the workers hold different models (gossip), the accuracy of their mean (rows of kind "aggregate") is
+drawn dashed in the same colour as the evaluated model.
   plots/accuracy_vs_time.py results/default/*/ --out results/default/accuracy_vs_time.png
 """
 import argparse
@@ -16,11 +18,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def read_curve(result_dir):
+def read_curve(result_dir, kind="eval"):
     times, accs = [], []
     with open(os.path.join(result_dir, "metrics.csv"), newline="") as f:
         for row in csv.DictReader(f):
-            if row["test_accuracy"]:
+            if row["test_accuracy"] and row.get("kind", "eval") == kind:
                 times.append(float(row["time_s"]))
                 accs.append(float(row["test_accuracy"]))
     with open(os.path.join(result_dir, "summary.json")) as f:
@@ -46,7 +48,10 @@ def main():
             print(f"accuracy_vs_time: {d} has no evaluated accuracy (modeled numerics?)", file=sys.stderr)
             continue
         label = f"{s.get('variant') or s['algorithm']} ({s['workers']} workers)"
-        ax.plot(times, accs, marker="o", markersize=3, label=label)
+        line = ax.plot(times, accs, marker="o", markersize=3, label=label)[0]
+        agg_times, agg_accs, _ = read_curve(d, "aggregate")
+        if agg_accs:
+            ax.plot(agg_times, agg_accs, linestyle="--", color=line.get_color(), label=label + ", workers' mean")
         plotted += 1
     if not plotted:
         return 2

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/hash.hpp"
+#include "experiments/runner/replicas.hpp"
 
 namespace dts::exp {
 
@@ -78,17 +79,24 @@ void Progress::print(bool final) {
 void MetricsLog::write_csv(const std::string& path) const {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + path);
-  std::fprintf(f, "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock\n");
+  std::fprintf(
+      f, "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock,consensus_distance\n");
   for (const auto& r : rows) {
-    std::fprintf(f, "%.9g,%d,%lld,", r.time_s, r.rank, static_cast<long long>(r.step));
+    std::fprintf(f, "%.9g,", r.time_s);
+    if (!r.aggregate) std::fprintf(f, "%d", r.rank);
+    std::fprintf(f, ",%lld,", static_cast<long long>(r.step));
     if (r.loss && std::isfinite(*r.loss)) std::fprintf(f, "%.7g", static_cast<double>(*r.loss));
     std::fprintf(f, ",");
     if (r.eval)
       std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
     else
       std::fprintf(f, ",");
-    std::fprintf(f, ",%llu,%llu,%s,%s\n", static_cast<unsigned long long>(r.bytes_sent),
-                 static_cast<unsigned long long>(r.bytes_received), r.eval ? "eval" : "train", clock.c_str());
+    const char* kind = r.aggregate ? "aggregate" : r.eval ? "eval" : "train";
+    if (r.aggregate)
+      std::fprintf(f, ",,,%s,%s,%.9g\n", kind, clock.c_str(), r.consensus_distance.value_or(0.0));
+    else
+      std::fprintf(f, ",%llu,%llu,%s,%s,\n", static_cast<unsigned long long>(r.bytes_sent),
+                   static_cast<unsigned long long>(r.bytes_received), kind, clock.c_str());
   }
   if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }
@@ -125,13 +133,14 @@ void MetricsLog::write_rank_csvs(const std::string& ranks_path, const std::strin
 }
 
 MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
-                                 std::int64_t eval_every_steps, std::int64_t log_every_steps)
+                                 std::int64_t eval_every_steps, std::int64_t log_every_steps, ReplicaObserver* replicas)
     : comm_(comm),
       log_(log),
       evaluator_(evaluator),
       progress_(progress),
       eval_every_(eval_every_steps),
-      log_every_(log_every_steps) {}
+      log_every_(log_every_steps),
+      replicas_(replicas) {}
 
 MetricsRow MetricsRecorder::row(std::int64_t step) const {
   MetricsRow r;
@@ -167,6 +176,10 @@ void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final)
     log_.final_model_hash = hex;
   }
   if (progress_) progress_->eval(r.eval->accuracy());
+}
+
+void MetricsRecorder::observe(std::int64_t step, ConstSlice params) {
+  if (replicas_ && !params.data.empty()) replicas_->observe(step, params, comm_.now_s());
 }
 
 }  // namespace dts::exp

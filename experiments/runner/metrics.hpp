@@ -25,7 +25,12 @@ struct MetricsRow {
   std::optional<float> loss;
   std::optional<model::EvalResult> eval;
   std::uint64_t bytes_sent = 0, bytes_received = 0;
+  // The replicas' row of an observed step (replicas.hpp): rank -1, eval of their mean, their distance.
+  bool aggregate = false;
+  std::optional<double> consensus_distance;
 };
+
+class ReplicaObserver;  // replicas.hpp
 
 // One rank's share of a run (ranks.csv, waits.csv): the training steps it completed, its idle time (the
 // simulator's time account: its own time waiting on peers, locks and joins, wire time excluded; MPI: the
@@ -84,8 +89,9 @@ class MetricsLog {
   // By rank (grown as ranks record): steps counted by MetricsRecorder, idle_s and waited_on filled in by the
   // runner after the run.
   std::vector<RankActivity> per_rank;
-  // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock; empty cells where not
-  // measured; kind is "train" (a step's loss) or "eval" (a test-set evaluation).
+  // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock,consensus_distance;
+  // empty cells where not measured; kind is "train" (a step's loss), "eval" (a test-set evaluation) or
+  // "aggregate" (the workers' mean model and their consensus distance, no rank and no bytes).
   void write_csv(const std::string& path) const;
   // ranks.csv: rank,steps,idle_s,waited_s (waited_s: the sum of the rank's waits.csv rows), one row per rank of
   // a run of `ranks`; waits.csv: rank,peer,waited_s, the peers each rank waited on, in rank order.
@@ -96,10 +102,11 @@ class MetricsLog {
 class MetricsRecorder final : public Recorder {
  public:
   MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress, std::int64_t eval_every_steps,
-                  std::int64_t log_every_steps);
+                  std::int64_t log_every_steps, ReplicaObserver* replicas = nullptr);
   void step(std::int64_t step, float loss) override;
   bool eval_due(std::int64_t step) const override;
   void evaluate(std::int64_t step, ConstSlice params, bool final) override;
+  void observe(std::int64_t step, ConstSlice params) override;
 
  private:
   MetricsRow row(std::int64_t step) const;
@@ -108,6 +115,7 @@ class MetricsRecorder final : public Recorder {
   Evaluator* evaluator_;
   Progress* progress_;
   std::int64_t eval_every_, log_every_;
+  ReplicaObserver* replicas_;  // null: observations are not recorded
 };
 
 }  // namespace dts::exp

@@ -62,6 +62,16 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
   } else {
     s["test_accuracy"] = nullptr;  // modeled numerics: nothing to evaluate
   }
+  // The last step every worker observed (Recorder::observe): their mean model and how far apart they are.
+  const MetricsRow* last = nullptr;
+  for (const MetricsRow& r : log.rows)
+    if (r.aggregate && (!last || r.step >= last->step)) last = &r;
+  if (last) {
+    s["aggregate"] = {{"step", last->step},
+                      {"test_accuracy", last->eval->accuracy()},
+                      {"test_loss", last->eval->mean_loss},
+                      {"consensus_distance", *last->consensus_distance}};
+  }
   s["scenario"] = scenario_events(*plan.scenario, outcome.time_s);
   return s;
 }

@@ -13,6 +13,7 @@ nlohmann::json report_to_json(const RankReport& r) {
         {"t", row.time_s}, {"r", row.rank}, {"s", row.step}, {"bs", row.bytes_sent}, {"br", row.bytes_received}};
     if (row.loss && std::isfinite(*row.loss)) j["loss"] = *row.loss;
     if (row.eval) j["eval"] = {row.eval->correct, row.eval->total, row.eval->mean_loss};
+    if (row.aggregate) j["consensus"] = row.consensus_distance.value_or(0.0);
     return j;
   };
   nlohmann::json j = {{"end_s", r.end_s},
@@ -44,6 +45,10 @@ RankReport report_from_json(const nlohmann::json& j) {
     if (x.contains("eval")) {
       row.eval = model::EvalResult{x["eval"][0].get<std::int64_t>(), x["eval"][1].get<std::int64_t>(),
                                    x["eval"][2].get<double>()};
+    }
+    if (x.contains("consensus")) {
+      row.aggregate = true;
+      row.consensus_distance = x["consensus"].get<double>();
     }
     return row;
   };

@@ -14,12 +14,14 @@
 #include <mutex>
 
 #include "algorithms/api/wait_log.hpp"
+#include "experiments/runner/replicas.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/run_mpi.hpp"
 #include "experiments/runner_mpi/run_mpi_fault.hpp"
 #include "realexec/mpi_comm.hpp"
 #include "realexec/mpi_compute.hpp"
 #include "realexec/mpi_node.hpp"
+#include "realexec/mpi_vector_sums.hpp"
 
 namespace dts::exp {
 namespace {
@@ -39,11 +41,46 @@ class RankRecorder final : public Recorder {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.evaluate(step, params, final);
   }
+  void observe(std::int64_t step, ConstSlice params) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.observe(step, params);
+  }
 
  private:
   std::mutex mu_;
   MetricsRecorder& inner_;
   FaultPoint& fault_;
+};
+
+// The workers' observations (Recorder::observe) summed on the first worker by non-blocking reductions, which
+// it collects as they complete; the row of a step carries the first worker's clock when it observed it.
+class MpiReplicas final : public ReplicaObserver {
+ public:
+  MpiReplicas(bool trains, int workers, Evaluator& evaluator, MetricsLog& log)
+      : sums_(trains), workers_(workers), evaluator_(evaluator), log_(log) {}
+  void observe(std::int64_t step, ConstSlice params, double time_s) override {
+    ReplicaSum mine;
+    mine.add(params, time_s);
+    if (sums_.root()) observed_at_[step] = time_s;
+    sums_.start(step, std::move(mine.sum));
+    record(sums_.poll());
+  }
+  // After the algorithm returned on this rank.
+  void finish() { record(sums_.finish()); }
+
+ private:
+  void record(std::vector<std::pair<std::int64_t, std::vector<double>>> done) {
+    for (auto& [step, sum] : done) {
+      ReplicaSum all{std::move(sum), workers_, observed_at_.at(step)};
+      observed_at_.erase(step);
+      log_.rows.push_back(aggregate_row(step, all, evaluator_));
+    }
+  }
+  mpi::VectorSums sums_;
+  int workers_;
+  Evaluator& evaluator_;
+  MetricsLog& log_;
+  std::map<std::int64_t, double> observed_at_;
 };
 
 struct PlanResult {
@@ -120,15 +157,18 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   WaitLog waits;
   comm.set_wait_log(&waits);
   mpi::MpiNode node(rank);
+  const bool trains = rank >= plan.ranks - plan.workers;
+  MpiReplicas replicas(trains, plan.workers, evaluator, log);  // collective
   MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr, plan.eval_every_steps,
-                          plan.log_every_steps);
-  FaultPoint fault_point(fault, rank, /*trains=*/rank >= plan.ranks - plan.workers, &scenario);
+                          plan.log_every_steps, &replicas);
+  FaultPoint fault_point(fault, rank, trains, &scenario);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
   RankRecorder recorder(metrics, fault_point);
   Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
   plan.main(ctx);
   fault_point.plan_returned();
+  replicas.finish();
   const RankActivity activity{log.rank(rank).steps, waits.blocked_s(), waits.waited_on()};
   RankReport mine{std::move(log),    comm.now_s(),          comm.messages_sent(),
                   comm.bytes_sent(), comm.bytes_received(), activity};

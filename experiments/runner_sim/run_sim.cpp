@@ -8,6 +8,7 @@
 
 #include "core/child_process.hpp"
 #include "experiments/runner/metrics.hpp"
+#include "experiments/runner/replicas.hpp"
 #include "experiments/runner/result_dir.hpp"
 #include "experiments/runner/results.hpp"
 #include "experiments/runner/run.hpp"
@@ -47,6 +48,8 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   std::unique_ptr<Evaluator> evaluator;
   if (plan.real) evaluator = std::make_unique<Evaluator>(plan.model, trainer_setup(plan).backend, plan.data->test);
   Progress progress(label, plan.steps);
+  std::optional<InProcessReplicas> replicas;
+  if (evaluator) replicas.emplace(plan.workers, *evaluator, log);
 
   sim::SimJob job = sim_job(plan);
   job.simgrid_args = simgrid_args;
@@ -55,7 +58,7 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
   job.simgrid_args.push_back("--cfg=tracing/filename:" + (fs::path(dir) / "simgrid.trace").string());
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
     return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress, plan.eval_every_steps,
-                                             plan.log_every_steps);
+                                             plan.log_every_steps, replicas ? &*replicas : nullptr);
   };
   const sim::SimOutcome outcome = sim::run_simulation(job);
   progress.done(outcome.simulated_time_s);

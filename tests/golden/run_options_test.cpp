@@ -63,8 +63,10 @@ TEST_CASE("dtsim run: --cfg beats the platform's network model and is recorded i
 
   // metrics.csv says what each row is and which clock time_s counts.
   const std::string csv = slurp(tmp / "lv08" / "metrics.csv");
-  REQUIRE(csv.rfind("time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock\n", 0) == 0);
-  REQUIRE_THAT(csv, Catch::Contains(",train,simulated\n") && Catch::Contains(",eval,simulated\n"));
+  REQUIRE(csv.rfind(
+              "time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock,consensus_distance\n",
+              0) == 0);
+  REQUIRE_THAT(csv, Catch::Contains(",train,simulated,\n") && Catch::Contains(",eval,simulated,\n"));
 }
 
 TEST_CASE("dtsim run: --cfg=tracing:yes writes a Paje trace into each variant's result directory", "[golden]") {
