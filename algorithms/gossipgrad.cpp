@@ -38,7 +38,9 @@
 // batches) starts there and is exposed, under none likewise.
 //
 // The reported model: the average of the workers' models (`final_model: average`, a tree allreduce after
-// the last step) or rank 0's own (`rank0`). Rank 0 evaluates its own model at eval-due steps.
+// the last step) or rank 0's own (`rank0`). Rank 0 evaluates its own model at eval-due steps; every worker
+// hands its replica to Recorder::observe then and after the last step (the replicas' mean and consensus
+// distance).
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -114,7 +116,9 @@ class GossipGradRank {
     for (std::int64_t t = 0; t < ctx_.steps; ++t) {
       const float loss = step(t);
       ctx_.recorder.step(t + 1, loss);
-      if (me_ == 0 && t + 1 < ctx_.steps && ctx_.recorder.eval_due(t + 1)) ctx_.recorder.evaluate(t + 1, params_);
+      const bool last = t + 1 == ctx_.steps;
+      if (last || ctx_.recorder.eval_due(t + 1)) ctx_.recorder.observe(t + 1, params_);  // the replicas' mean
+      if (me_ == 0 && !last && ctx_.recorder.eval_due(t + 1)) ctx_.recorder.evaluate(t + 1, params_);
     }
     if (cfg_.final_average && P_ > 1) {
       collectives::tree_allreduce(ctx_.comm, compute, Group::range(0, P_), params_, tags::kGossipGradAverage);

@@ -255,6 +255,7 @@ TEST_CASE("realexec: GossipGraD on MPI ends with the simulator's model", "[mpi]"
     REQUIRE(s["test_accuracy"].get<double>() > 0.9);
     REQUIRE(m["final_model_hash"] == s["final_model_hash"]);
     REQUIRE(m["messages"] == s["messages"]);
+    require_same_aggregate(m, s);
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
   }
 }
