@@ -14,11 +14,7 @@ using dts::test::write_json;
 
 namespace {
 
-std::string catalog() {
-  const char* src = std::getenv("DTS_SOURCE_DIR");  // set by ctest
-  REQUIRE(src != nullptr);
-  return (fs::path(src) / "platforms" / "devices.json").string();
-}
+std::string catalog() { return dts::test::platform_file("devices.json"); }
 
 // The tiny experiment, modeled numerics, on a catalog device.
 nlohmann::json on_device(const std::string& device) {

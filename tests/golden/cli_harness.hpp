@@ -8,11 +8,22 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace dts::test {
+
+// The source tree, for the files the repository ships (ctest sets DTS_SOURCE_DIR; by hand, set it).
+inline std::filesystem::path source_dir() {
+  const char* src = std::getenv("DTS_SOURCE_DIR");
+  if (src == nullptr) throw std::runtime_error("DTS_SOURCE_DIR is not set (ctest sets it to the source tree)");
+  return src;
+}
+
+// A shipped platform file, platforms/NAME.
+inline std::string platform_file(const std::string& name) { return (source_dir() / "platforms" / name).string(); }
 
 struct CliResult {
   int code = -1;

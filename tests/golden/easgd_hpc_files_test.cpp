@@ -20,11 +20,7 @@ using dts::test::write_json;
 
 namespace {
 
-fs::path study_dir() {
-  const char* src = std::getenv("DTS_SOURCE_DIR");
-  REQUIRE(src != nullptr);
-  return fs::path(src) / "experiments" / "easgd_hpc";
-}
+fs::path study_dir() { return dts::test::source_dir() / "experiments" / "easgd_hpc"; }
 
 std::vector<fs::path> study_files() {
   std::vector<fs::path> files;

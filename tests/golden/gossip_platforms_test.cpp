@@ -7,17 +7,12 @@
 
 namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
+using dts::test::platform_file;
 using dts::test::run_dtsim;
 using dts::test::slurp;
 using dts::test::write_json;
 
 namespace {
-
-std::string platform(const std::string& file) {
-  const char* src = std::getenv("DTS_SOURCE_DIR");  // set by ctest
-  REQUIRE(src != nullptr);
-  return (fs::path(src) / "platforms" / file).string();
-}
 
 // ResNet-50 (modeled) at batch 32, `steps` steps of `algorithm` on `workers` workers of a shipped platform.
 nlohmann::json resnet_on(const std::string& file, int workers, const nlohmann::json& algorithm, int steps = 2) {
@@ -25,7 +20,7 @@ nlohmann::json resnet_on(const std::string& file, int workers, const nlohmann::j
   a["workers"] = workers;
   a["batch_size"] = 32;
   return {{"name", "platform"},
-          {"platform", platform(file)},
+          {"platform", platform_file(file)},
           {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
           {"data", {{"name", "imagenet"}, {"modeled", true}}},
           {"algorithm", a},

@@ -19,8 +19,7 @@ namespace {
 
 nlohmann::json guard_experiment(const std::string& platform, const std::string& algo, const std::string& fidelity,
                                 int P) {
-  const char* src = std::getenv("DTS_SOURCE_DIR");  // set by ctest
-  const std::string dir = std::string(src ? src : ".") + "/platforms/";
+  const std::string dir = (dts::test::source_dir() / "platforms").string() + "/";
   nlohmann::json a = {{"workers", P}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree") {
     a["name"] = "allreduce_sgd";

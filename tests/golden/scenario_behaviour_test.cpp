@@ -46,9 +46,7 @@ std::vector<std::string> cells(const std::string& line) {
 
 // Algorithm -> (column -> outcome word), from README.md's section.
 std::map<std::string, std::map<std::string, std::string>> readme_table() {
-  const char* src = std::getenv("DTS_SOURCE_DIR");
-  REQUIRE(src != nullptr);
-  std::stringstream readme(slurp(fs::path(src) / "README.md"));
+  std::stringstream readme(slurp(dts::test::source_dir() / "README.md"));
   std::string line;
   while (std::getline(readme, line) && line != "### Behaviour under scenarios") {
   }

@@ -12,21 +12,17 @@
 
 namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
+using dts::test::platform_file;
 using dts::test::run_dtsim;
 using dts::test::slurp;
 using dts::test::write_json;
 
 namespace {
 
-std::string platform(const std::string& file) {
-  const char* src = std::getenv("DTS_SOURCE_DIR");  // set by ctest
-  return std::string(src ? src : ".") + "/platforms/" + file;
-}
-
 // allreduce SGD (a ring) of 4 workers on EC2, 20 steps of an MLP in modeled numerics.
 nlohmann::json ring_experiment() {
   return {{"name", "ring"},
-          {"platform", platform("ec2_10g.json")},
+          {"platform", platform_file("ec2_10g.json")},
           {"model", {{"name", "mlp"}, {"numerics", "modeled"}}},
           {"data", {{"name", "fashion_mnist"}, {"modeled", true}}},
           {"algorithm", {{"name", "allreduce_sgd"}, {"workers", 4}, {"batch_size", 32}}},

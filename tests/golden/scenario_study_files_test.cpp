@@ -15,9 +15,7 @@ using dts::test::run_dtsim;
 using dts::test::slurp;
 
 TEST_CASE("experiments/scenarios: every experiment, variant and sweep reads and validates", "[golden]") {
-  const char* src = std::getenv("DTS_SOURCE_DIR");
-  REQUIRE(src != nullptr);
-  const fs::path dir = fs::path(src) / "experiments" / "scenarios";
+  const fs::path dir = dts::test::source_dir() / "experiments" / "scenarios";
   TempDir tmp;
   for (const char* name : {"a_stragglers_testbed", "a_stragglers_ec2", "b_determinism", "c_jitter"}) {
     const auto r = run_dtsim("run " + (dir / (std::string(name) + ".json")).string() + " --check", tmp / "");
