@@ -13,6 +13,7 @@
 
 #include "algorithms/api/wait_log.hpp"
 #include "sim/actor_stack.hpp"
+#include "sim/link_load.hpp"
 #include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
 
@@ -45,6 +46,8 @@ SimOutcome run_simulation(const SimJob& job) {
   TimeAccount account;
   account.set_sink(job.spans);
   SimWorld world(hosts, &account);
+  std::optional<LinkLoadProbe> link_load;
+  if (job.spans != nullptr) link_load.emplace(*job.spans);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
   std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));
