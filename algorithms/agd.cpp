@@ -1,6 +1,6 @@
 // AGD, the GossipGraD paper's main baseline (papers/gossipgrad.md §3.2): synchronous SGD whose gradient
 // allreduce runs layer by layer, each layer's as soon as back-propagation has produced it
-// (Compute::forward_backward_layers), so that it overlaps the backward pass of the layers before it.
+// (Compute::forward_backward_hooked, layer_ready), so that it overlaps the backward pass of the layers before it.
 // As the authors' code: one communication thread takes the layers in the order they become ready and runs a
 // blocking allreduce (SUM) of each; the sum is divided by P when applied. The thread is a chain of
 // activities, one per layer, each joining its predecessor before its allreduce: at most one allreduce in
@@ -40,13 +40,15 @@ void sum_over(const AgdConfig& cfg, Context& ctx, const Group& everyone, Slice d
 float layerwise_step(const AgdConfig& cfg, Context& ctx, const Group& everyone,
                      const std::vector<model::GradLayer>& layers, ConstSlice params, Slice grads) {
   std::shared_ptr<Activity> last;  // the communication thread's latest allreduce
-  const float loss = ctx.compute.forward_backward_layers(params, grads, [&](std::size_t l) {
+  Compute::StepHooks hooks;
+  hooks.layer_ready = [&](std::size_t l) {
     const Slice layer = grads.sub(layers[l].offset, layers[l].count);
     last = ctx.node.spawn("agd-allreduce-" + layers[l].name, [&cfg, &ctx, &everyone, layer, prev = std::move(last)] {
       if (prev) prev->join();  // the queue's order: one allreduce at a time
       sum_over(cfg, ctx, everyone, layer, tags::kAgdLayer);
     });
-  });
+  };
+  const float loss = ctx.compute.forward_backward_hooked(params, grads, hooks);
   if (last) last->join();  // after the backward pass: wait for the last layer's allreduce
   return loss;
 }

@@ -195,7 +195,8 @@ class GossipGradRank {
       if (start_point(cfg_, model_bytes) == 0) model_send->post();
     }
 
-    const float loss = compute.forward_backward_split(params_, grads_, [&] {
+    Compute::StepHooks hooks;
+    hooks.after_forward = [&] {
       // The test point after the forward pass; the shuffle is needed from here on.
       if (model_send && start_point(cfg_, model_bytes) == 1) model_send->post();
       if (shuffle_send) {
@@ -207,7 +208,8 @@ class GossipGradRank {
           compute.replace_last_batch_rows(rows);
         }
       }
-    });
+    };
+    const float loss = compute.forward_backward_hooked(params_, grads_, hooks);
 
     switch (cfg_.lag) {
       case Lag::kOne:

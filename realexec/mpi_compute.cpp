@@ -31,12 +31,6 @@ float MpiCompute::forward_backward(ConstSlice params, Slice grads) {
   return loss;
 }
 
-float MpiCompute::forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) {
-  const float loss = forward_backward(params, grads);
-  after_forward();
-  return loss;
-}
-
 void MpiCompute::optimizer_step(Slice params, ConstSlice grads) {
   timed([&] {
     update(params, grads);

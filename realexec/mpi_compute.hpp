@@ -23,11 +23,9 @@ class MpiCompute final : public TrainerCompute {
   // it: a straggler does not slow it (stretch() of no time is none); the failure check still happens here.
   void charge_elementwise(std::size_t /*n*/, int /*streams*/) override;
   // The kernels run forward and backward in one call: `after_forward` comes after both.
-  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
-  // forward_backward_layers: Compute's, forward_backward whole and then every ready(). The kernels compute the
-  // whole backward pass at once, so a per-layer allreduce started in ready() overlaps nothing of it here
-  // (only the other layers' allreduces); the simulator models the overlap the paper's Caffe has.
-  using TrainerCompute::forward_backward_layers;
+  // forward_backward_hooked: Compute's, forward_backward whole and then the hooks. The kernels compute the
+  // whole step at once, so a per-layer allreduce started in layer_ready overlaps nothing of the backward pass
+  // here (only the other layers' allreduces); the simulator models the overlap the paper's Caffe has.
 
  private:
   static const model::TrainerSetup& checked(const model::TrainerSetup& setup);

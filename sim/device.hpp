@@ -31,7 +31,7 @@ struct Device {
   // Its forward pass alone (the first term of each layer in step_time_s).
   double forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
   // Forward and backward time of each layer for a minibatch of `batch` samples, the terms that step_time_s
-  // sums (per-layer timing of the backward pass, for Compute::forward_backward_layers).
+  // sums (per-layer timing of the backward pass, for Compute::forward_backward_hooked).
   struct LayerTime {
     double fwd_s = 0, bwd_s = 0;
   };

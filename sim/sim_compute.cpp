@@ -49,24 +49,6 @@ float SimCompute::forward_backward(ConstSlice params, Slice grads) {
   return loss;
 }
 
-// As forward_backward, its time in two charges (the forward share, then the rest) around `after_forward`;
-// the kernels (real numerics) all run first, as the model's time does not depend on them.
-float SimCompute::forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) {
-  copy_batch();
-  const float loss = train(params, grads);
-  {
-    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-    charge(step_time_s_ * forward_share_);
-  }
-  after_forward();
-  {
-    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-    charge(step_time_s_ * (1 - forward_share_));
-  }
-  ++steps_;
-  return loss;
-}
-
 // Back-propagation visits the layers in reverse: the backward time of the layers from the end down to a
 // trainable layer (the untrainable ones behind it included) is charged before that layer's ready(). A
 // profile whose layer names do not match its parameter blocks gets the whole backward before the first
@@ -105,21 +87,26 @@ const SimCompute::LayerSchedule& SimCompute::layer_schedule() {
   return *schedule_;
 }
 
-float SimCompute::forward_backward_layers(ConstSlice params, Slice grads,
-                                          const std::function<void(std::size_t layer)>& ready) {
+// The kernels (real numerics) all run first: the model's time does not depend on them.
+float SimCompute::forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) {
   copy_batch();
   const float loss = train(params, grads);
-  const LayerSchedule& s = layer_schedule();
-  {
+  const auto charge_computing = [&](double seconds) {
     const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-    charge(s.forward_s);
-  }
-  for (std::size_t l = s.backward_s.size(); l-- > 0;) {
-    {
-      const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-      charge(s.backward_s[l]);
+    charge(seconds);
+  };
+  if (!hooks.layer_ready) {
+    charge_computing(step_time_s_ * forward_share_);
+    if (hooks.after_forward) hooks.after_forward();
+    charge_computing(step_time_s_ * (1 - forward_share_));
+  } else {
+    const LayerSchedule& s = layer_schedule();
+    charge_computing(s.forward_s);
+    if (hooks.after_forward) hooks.after_forward();
+    for (std::size_t l = s.backward_s.size(); l-- > 0;) {
+      charge_computing(s.backward_s[l]);
+      hooks.layer_ready(l);
     }
-    ready(l);
   }
   ++steps_;
   return loss;

@@ -33,11 +33,11 @@ class SimCompute final : public TrainerCompute {
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   void charge_elementwise(std::size_t n, int streams) override;
-  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
-  // The forward share of the step time, then each layer's backward share before its ready() (the device
-  // model's per-layer roofline terms, scaled to the calibrated step time when there is one).
-  float forward_backward_layers(ConstSlice params, Slice grads,
-                                const std::function<void(std::size_t layer)>& ready) override;
+  // With layer_ready: the forward time, after_forward, then each layer's backward share before its
+  // layer_ready (the device model's per-layer roofline terms, scaled to the calibrated step time when there is
+  // one). With after_forward alone: the forward share of the step time (the device model's forward_time_s),
+  // after_forward, the rest.
+  float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
 
  private:
   void charge(double seconds);

@@ -17,10 +17,6 @@ class CollectiveOnlyCompute : public Compute {
   void optimizer_step(Slice, ConstSlice) override {}
   void charge_elementwise(std::size_t, int) override {}
   std::vector<Slice> optimizer_state() override { return {}; }
-  float forward_backward_split(ConstSlice, Slice, const std::function<void()>& after_forward) override {
-    after_forward();
-    return 0;
-  }
   std::vector<std::uint32_t> next_batch_rows() override { return {}; }
   void replace_last_batch_rows(std::span<const std::uint32_t>) override {}
   std::uint64_t raw_batch_bytes() const override { return 0; }

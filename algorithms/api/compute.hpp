@@ -44,10 +44,6 @@ class Compute {
   // Modeled numerics: data-less slices of the same count (their bytes still travel). Before the first step
   // the buffers hold zeros.
   virtual std::vector<Slice> optimizer_state() = 0;
-  // forward_backward with `after_forward` called between the forward and the backward pass, where an MPI
-  // program calls MPI_Testall. The simulator charges the forward share of the step's time, calls it, then
-  // charges the rest; a backend whose kernels run forward and backward in one call (MPI) calls it after both.
-  virtual float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) = 0;
   // The ring sample shuffle: the data-set rows (sample ids) the next forward_backward will train on, in its
   // order; empty without real samples (modeled numerics, the quadratic without a shard).
   virtual std::vector<std::uint32_t> next_batch_rows() = 0;
@@ -57,17 +53,26 @@ class Compute {
   // Wire bytes of one minibatch of raw samples: batch x (one byte per pixel value) + 4 x batch label bytes; 0
   // without a data set (the quadratic without a shard).
   virtual std::uint64_t raw_batch_bytes() const = 0;
-  // Added for AGD (issue 16): layer-wise gradient readiness. forward_backward, calling ready(l) for each
-  // layer l of model::grad_layers(param_blocks()) in reverse layer order (back-propagation's), once layer l's
-  // gradient in `grads` is final. The simulator charges the forward pass, then before each ready() that
-  // layer's share of the backward pass (the layers behind it included), so that communication started in
-  // ready() overlaps the rest of the backward pass; the shares add up to forward_backward's time (to
-  // rounding). This default, which the MPI backend uses, runs forward_backward whole and then calls every
-  // ready(): real kernels compute the whole backward pass at once, so nothing overlaps it there.
-  virtual float forward_backward_layers(ConstSlice params, Slice grads,
-                                        const std::function<void(std::size_t layer)>& ready) {
+  // Hooks inside a forward_backward (GossipGraD's test point, AGD's layer-wise allreduce; issue 16).
+  struct StepHooks {
+    // Between the forward and the backward pass, where an MPI program calls MPI_Testall.
+    std::function<void()> after_forward;
+    // Once layer l's gradient in `grads` is final, for each layer l of model::grad_layers(param_blocks()), in
+    // reverse layer order (back-propagation's).
+    std::function<void(std::size_t layer)> layer_ready;
+  };
+  // forward_backward, calling the hooks that are set. The simulator charges the forward share of the step's
+  // time, calls after_forward, then charges each layer's share of the backward pass (the layers behind it
+  // included) before its layer_ready, so that communication started in a hook overlaps the rest of the step;
+  // the shares add up to forward_backward's time (to rounding). This default, which the MPI backend uses, runs
+  // forward_backward whole, then calls the hooks: real kernels compute the whole step in one call, so nothing
+  // overlaps it there.
+  virtual float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) {
     const float loss = forward_backward(params, grads);
-    for (std::size_t l = model::grad_layers(param_blocks()).size(); l-- > 0;) ready(l);
+    if (hooks.after_forward) hooks.after_forward();
+    if (hooks.layer_ready) {
+      for (std::size_t l = model::grad_layers(param_blocks()).size(); l-- > 0;) hooks.layer_ready(l);
+    }
     return loss;
   }
 };

@@ -28,10 +28,6 @@ class NoCompute final : public dts::Compute {
   void optimizer_step(dts::Slice, dts::ConstSlice) override {}
   void charge_elementwise(std::size_t, int) override {}
   std::vector<dts::Slice> optimizer_state() override { return {}; }
-  float forward_backward_split(dts::ConstSlice, dts::Slice, const std::function<void()>& after_forward) override {
-    after_forward();
-    return 0;
-  }
   std::vector<std::uint32_t> next_batch_rows() override { return {}; }
   void replace_last_batch_rows(std::span<const std::uint32_t>) override {}
   std::uint64_t raw_batch_bytes() const override { return 0; }

@@ -1,5 +1,5 @@
-// SimCompute::forward_backward_layers (algorithms/api/compute.hpp): the forward pass, then each trainable
-// layer's backward share before its ready(), in reverse layer order, adding up to forward_backward's time.
+// SimCompute::forward_backward_hooked with layer_ready (algorithms/api/compute.hpp): the forward pass, then each
+// trainable layer's backward share before its ready(), in reverse layer order, adding up to forward_backward's time.
 #include <catch2/catch.hpp>
 
 #include "algorithms/algorithm.hpp"
@@ -41,9 +41,9 @@ json hook_times(std::optional<double> step_time_s) {
       ctx.compute.forward_backward(params, grads);
       out["plain"] = sg4::Engine::get_clock() - t0;
       const double t1 = sg4::Engine::get_clock();
-      ctx.compute.forward_backward_layers(params, grads, [&](std::size_t l) {
-        out["ready"].push_back({l, sg4::Engine::get_clock() - t1});
-      });
+      dts::Compute::StepHooks hooks;
+      hooks.layer_ready = [&](std::size_t l) { out["ready"].push_back({l, sg4::Engine::get_clock() - t1}); };
+      ctx.compute.forward_backward_hooked(params, grads, hooks);
       out["end"] = sg4::Engine::get_clock() - t1;
       out["layers"] = dts::model::grad_layers(ctx.compute.param_blocks()).size();
     };
@@ -61,7 +61,7 @@ json hook_times(std::optional<double> step_time_s) {
 
 }  // namespace
 
-TEST_CASE("forward_backward_layers: each layer ready after its backward share, in reverse order", "[sim]") {
+TEST_CASE("forward_backward_hooked: each layer ready after its backward share, in reverse order", "[sim]") {
   /* ResNet-50: 53 convolutions, 53 batch norms and the fc are its trainable layers. The first ready() comes
    * after the whole forward pass and the backward of the loss, pooling and fc; the last at the end of the
    * step, which is forward_backward's time (the roofline's, or the calibrated one). */

@@ -73,12 +73,21 @@ float QuadraticCompute::forward_backward(ConstSlice params, Slice grads) {
   return loss;
 }
 
-float QuadraticCompute::forward_backward_split(ConstSlice params, Slice grads,
-                                               const std::function<void()>& after_forward) {
+float QuadraticCompute::forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) {
   const float loss = gradient(params, grads);
-  charge_(step_time_s_ / 2);
-  after_forward();
-  charge_(step_time_s_ / 2);
+  if (!hooks.layer_ready) {
+    charge_(step_time_s_ / 2);
+    if (hooks.after_forward) hooks.after_forward();
+    charge_(step_time_s_ / 2);
+    return loss;
+  }
+  charge_(step_time_s_ / 3);
+  if (hooks.after_forward) hooks.after_forward();
+  const auto layers = static_cast<std::size_t>(p_.blocks);
+  for (std::size_t l = layers; l-- > 0;) {
+    charge_(step_time_s_ * 2 / 3 / static_cast<double>(layers));
+    hooks.layer_ready(l);
+  }
   return loss;
 }
 
@@ -103,18 +112,6 @@ void QuadraticCompute::replace_last_batch_rows(std::span<const std::uint32_t> ro
 
 std::uint64_t QuadraticCompute::raw_batch_bytes() const {
   return shard_.empty() ? 0 : static_cast<std::uint64_t>(p_.batch_rows) * (p_.row_bytes + 4);
-}
-
-float QuadraticCompute::forward_backward_layers(ConstSlice params, Slice grads,
-                                                const std::function<void(std::size_t layer)>& ready) {
-  const float loss = gradient(params, grads);
-  charge_(step_time_s_ / 3);
-  const auto layers = static_cast<std::size_t>(p_.blocks);
-  for (std::size_t l = layers; l-- > 0;) {
-    charge_(step_time_s_ * 2 / 3 / static_cast<double>(layers));
-    ready(l);
-  }
-  return loss;
 }
 
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {

@@ -49,13 +49,12 @@ class QuadraticCompute final : public Compute {
   void charge_elementwise(std::size_t n, int streams) override;
   std::vector<Slice> optimizer_state() override;
   // The step's time in halves around `after_forward`.
-  float forward_backward_split(ConstSlice params, Slice grads, const std::function<void()>& after_forward) override;
   std::vector<std::uint32_t> next_batch_rows() override;
   void replace_last_batch_rows(std::span<const std::uint32_t> rows) override;
   std::uint64_t raw_batch_bytes() const override;
-  // A third of the step time as the forward pass, then an equal share of the rest before each block's ready().
-  float forward_backward_layers(ConstSlice params, Slice grads,
-                                const std::function<void(std::size_t layer)>& ready) override;
+  // With layer_ready: a third of the step time as the forward pass, then an equal share of the rest before each
+  // block's layer_ready(); with after_forward alone: half, then the other half.
+  float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
 
  private:
   float gradient(ConstSlice params, Slice grads);
