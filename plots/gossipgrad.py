@@ -179,7 +179,7 @@ def accuracy_study(root, out, label):
         m = [statistics.mean(c[k] for c in curves) for k in steps]
         sd = [statistics.stdev(c[k] for c in curves) if len(curves) > 1 else 0.0 for k in steps]
         ep = [k / per_epoch for k in steps]
-        line, = ax.plot(ep, m, marker="o", label=f"{n} (rank 0)")
+        line, = ax.plot(ep, m, marker="o", label=n)
         ax.fill_between(ep, [a - b for a, b in zip(m, sd)], [a + b for a, b in zip(m, sd)], alpha=0.2,
                         color=line.get_color())
     print(f"{label}: final test accuracy, mean ± standard deviation over seeds. 'final' is the reported model "
@@ -187,7 +187,8 @@ def accuracy_study(root, out, label):
           "earlier points are rank 0's own model); consensus: the replicas' distance to their mean at the end (mean over seeds)\n")
     print(table(["variant", "seeds", "p", "steps", "epochs", "final accuracy", "consensus",
                  "simulated ms/iter"], body))
-    ax.set(xlabel="epoch", ylabel="test accuracy", title=f"{label}: accuracy vs epoch (mean ± sd over seeds)")
+    ax.set(xlabel="epoch", ylabel="test accuracy")
+    ax.set_title(f"{label}:\naccuracy vs epoch, mean ± sd over seeds", fontsize=10)
     ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=110)
