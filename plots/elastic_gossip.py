@@ -59,6 +59,8 @@ class Cell:
     def values(self, key):
         """{seed: value} of a summary figure (key 'consensus' is the aggregate's consensus distance)."""
         out = {}
+        if key == "rank0_test_accuracy" and self.alg("name") == "allreduce_sgd":
+            key = "test_accuracy"  # every worker holds the same model: rank 0's is the aggregate
         for seed, (s, _) in self.runs.items():
             v = s.get("aggregate", {}).get("consensus_distance") if key == "consensus" else s.get(key)
             if v is not None:
