@@ -219,7 +219,9 @@ def h8_cifar_knl(root, out):
 
 
 def h9_asymptotics(root, out):
-    v = R.variants(root)
+    nets = {"fdr_ib": "fdr", "qdr_ib": "qdr", "ethernet_10g": "eth"}
+    algs = {"easgd_original": "rr", "easgd_async": "ps", "easgd_sync": "sync"}
+    v = R.sweep_points(root, lambda r: f"{nets[r['platform.link_preset']]}_{algs[r['algorithm']]}_p{r['algorithm.workers']}")
     fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
     nets = {"fdr": "FDR IB", "qdr": "QDR IB", "eth": "10GbE"}
     algs = {"rr": "round robin (easgd_original)", "ps": "param. server (easgd_async)", "sync": "Sync EASGD (trees)"}

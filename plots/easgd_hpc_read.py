@@ -21,6 +21,15 @@ def variants(root):
     return out
 
 
+def sweep_points(root, name_of):
+    """A sweep's result directory (dtsim sweep): name_of(row of table.json) -> the point's directory."""
+    path = os.path.join(root, "table.json")
+    if not os.path.isfile(path):
+        raise SystemExit(f"easgd_hpc: no table.json under {root} (a finished `dtsim sweep` writes it)")
+    with open(path) as f:
+        return {name_of(r): os.path.join(root, r["point"], r["variant"]) for r in json.load(f)}
+
+
 def summary(d):
     with open(os.path.join(d, "summary.json")) as f:
         return json.load(f)

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """A run's timeline (run.trace: "chrome") as a picture: one row per rank and activity, coloured by what the
-time went to (compute, updates, communication on the wire, waiting), against simulated time.
+time went to (compute, updates, communication on the wire, waiting), against simulated time; below it, the
+share of bandwidth in use on the busiest links (the trace's link counters), one line each.
 
 Reads DIR/trace.json; never runs the simulator. For the full trace, open DIR/trace.json in https://ui.perfetto.dev
-  plots/timeline.py results/x/easgd_async --out timeline.png [--from 0.1 --to 0.3] [--ranks 0-4]
+  plots/timeline.py results/x/easgd_async --out timeline.png [--from 0.1 --to 0.3] [--ranks 0-4] [--links 4]
 """
 import argparse
 import json
@@ -28,6 +29,17 @@ COLOURS = {
 }
 
 
+def carried(points, t0, t1):
+    """The share of a link integrated over [t0, t1] (link-seconds), from its counter points."""
+    t0 = 0 if t0 is None else t0
+    total = 0.0
+    for (a, v), (b, _) in zip(points, points[1:] + [(t1, 0)]):
+        lo, hi = max(a, t0), min(b, t1)
+        if hi > lo:
+            total += v * (hi - lo)
+    return total
+
+
 def parse_ranks(text):
     lo, _, hi = text.partition("-")
     return int(lo), int(hi or lo)
@@ -40,6 +52,7 @@ def main():
     ap.add_argument("--from", dest="t0", type=float, default=None, help="start, simulated seconds")
     ap.add_argument("--to", dest="t1", type=float, default=None, help="end, simulated seconds")
     ap.add_argument("--ranks", type=parse_ranks, default=None, help="a rank or a range, e.g. 0-7")
+    ap.add_argument("--links", type=int, default=4, help="the N links that carried most, below the ranks (0: none)")
     args = ap.parse_args()
 
     path = os.path.join(args.dir, "trace.json")
@@ -49,7 +62,10 @@ def main():
     events = json.load(open(path))["traceEvents"]
     names = {}
     spans = {}
+    links = {}  # link -> [(t, share)], the share holding from t on
     for e in events:
+        if e["ph"] == "C":
+            links.setdefault(e["name"], []).append((e["ts"] * 1e-6, e["args"]["share"]))
         if e["ph"] == "M" and e["name"] == "thread_name":
             names[(e["pid"], e["tid"])] = e["args"]["name"]
         elif e["ph"] == "X":
@@ -63,7 +79,15 @@ def main():
         print("timeline: nothing to draw in that window", file=sys.stderr)
         return 2
     tracks = sorted(spans, key=lambda k: (k[0], not names.get(k, "").startswith("rank"), k[1]))
-    fig, ax = plt.subplots(figsize=(10, 0.35 * len(tracks) + 1.5))
+    t_end = max(t0 + w for key in tracks for t0, w, _ in spans[key])
+    busiest = sorted(links, key=lambda n: -carried(links[n], args.t0, args.t1 if args.t1 is not None else t_end))
+    busiest = [n for n in busiest[:max(0, args.links)] if carried(links[n], args.t0, t_end) > 0]
+    height = 0.35 * len(tracks) + 1.5
+    if busiest:
+        fig, (ax, lx) = plt.subplots(2, 1, sharex=True, figsize=(10, height + 2.2),
+                                     gridspec_kw={"height_ratios": [height, 2.2]})
+    else:
+        fig, ax = plt.subplots(figsize=(10, height))
     for row, key in enumerate(tracks):
         for t0, width, name in spans[key]:
             ax.broken_barh([(t0, width)], (row - 0.4, 0.8), facecolors=COLOURS.get(name, "#999999"), linewidth=0)
@@ -73,7 +97,16 @@ def main():
     ax.invert_yaxis()
     if args.t0 is not None or args.t1 is not None:
         ax.set_xlim(args.t0, args.t1)
-    ax.set_xlabel("simulated time (s)")
+    if busiest:
+        for n in busiest:
+            pts = links[n] + [(t_end, links[n][-1][1])]
+            lx.step([t for t, _ in pts], [v for _, v in pts], where="post", label=n, linewidth=1)
+        lx.set_ylabel("link share")
+        lx.set_ylim(0, 1.05)
+        lx.legend(fontsize=7, loc="upper right", frameon=False)
+        lx.set_xlabel("simulated time (s)")
+    else:
+        ax.set_xlabel("simulated time (s)")
     used = sorted({name for key in tracks for _, _, name in spans[key]})
     ax.legend(handles=[Patch(color=COLOURS.get(n, "#999999"), label=n) for n in used], loc="upper center",
               bbox_to_anchor=(0.5, -0.12 - 0.3 / max(1, len(tracks))), ncol=4, fontsize=8, frameon=False)

@@ -2,6 +2,8 @@
 // into an exception) stops every actor and is rethrown to the caller after the engine returns.
 #include "sim/launcher.hpp"
 
+#include <malloc.h>
+
 #include <exception>
 #include <iomanip>
 #include <optional>
@@ -11,6 +13,7 @@
 
 #include "algorithms/api/wait_log.hpp"
 #include "sim/actor_stack.hpp"
+#include "sim/link_load.hpp"
 #include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
 
@@ -27,6 +30,12 @@ std::vector<std::string> engine_args(const std::vector<std::string>& simgrid_arg
 }
 
 SimOutcome run_simulation(const SimJob& job) {
+  // Every message starts a courier actor with a calloc'ed stack (sim/actor_stack.hpp). glibc would give the
+  // heap of thousands of freed stacks back to the kernel at once and fault it in, page by zeroed page, at the
+  // next step's sends (a fifth of the run at 4096 workers): keep it, and keep the mmap threshold from
+  // creeping up to the stacks' size.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
   std::vector<std::string> args = engine_args(job.simgrid_args);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -37,6 +46,8 @@ SimOutcome run_simulation(const SimJob& job) {
   TimeAccount account;
   account.set_sink(job.spans);
   SimWorld world(hosts, &account);
+  std::optional<LinkLoadProbe> link_load;
+  if (job.spans != nullptr) link_load.emplace(*job.spans);
   std::unique_ptr<CollectiveSim> collectives;
   if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
   std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));

@@ -63,7 +63,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   op->trace = msg->trace = time_account_ != nullptr ? time_account_->trace_send(src_host, dst_host) : nullptr;
   // The courier carries the message over the modeled network, then hands it to the destination.
   start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
-    if (src_host != dst_host) sg4::Comm::sendto(src_host, dst_host, bytes);
+    if (src_host != dst_host) wires_.carry(src_host, dst_host, bytes);
     TimeAccount::arrived(msg->trace.get());
     if (boxes_[static_cast<std::size_t>(dst)].failed) {
       op->source = dst;  // the peer that failed, for the error that names it

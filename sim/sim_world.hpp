@@ -1,5 +1,5 @@
 // Message matching for all ranks of one simulation, MPI-like and eager (as TCP with large socket buffers):
-// a send starts its flow at once on the modeled network (s4u::Comm::sendto between the two hosts), and on
+// a send starts its flow at once on the modeled network (a Wires transfer between the two hosts), and on
 // arrival the message is matched against the destination's posted receives in post order, or queued as
 // unexpected. Messages of one (source, destination) pair are delivered in send order even when a small one
 // overtakes a big one on the wire, which gives MPI's non-overtaking rule. Mailboxes are not used: their
@@ -17,6 +17,7 @@
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/matching.hpp"
 #include "sim/snapshot_pool.hpp"
+#include "sim/wire.hpp"
 
 namespace dts::sim {
 
@@ -114,6 +115,7 @@ class SimWorld {
   static void complete_failed(OpState& op, Rank failed);
 
   std::vector<Box> boxes_;
+  Wires wires_;
   TimeAccount* time_account_;
   std::uint64_t messages_ = 0;
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();  // shared: messages may outlive the world

@@ -75,6 +75,8 @@ struct SpanSink {
   virtual ~SpanSink() = default;
   virtual void span(const Span& s) = 0;
   virtual void message(const Message& m) = 0;
+  // Link `link` carried `share` of its bandwidth from `begin_s` until its next call (sim/link_load.hpp).
+  virtual void link_load(const std::string& /*link*/, double /*begin_s*/, double /*share*/) {}
 };
 
 // One message in flight: the sender's path when it was sent, and its wire time.

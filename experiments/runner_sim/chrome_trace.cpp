@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 namespace dts::exp {
 namespace {
 
@@ -11,6 +13,9 @@ std::string us(double s) {  // simulated seconds as microseconds, to the picosec
   std::snprintf(buf, sizeof buf, "%.6f", s * 1e6);
   return buf;
 }
+
+// The process that holds the link counters, after every rank's.
+constexpr const char* kLinksPid = "1000000000";
 
 }  // namespace
 
@@ -61,6 +66,20 @@ void ChromeTrace::message(const sim::Message& m) {
                            ", \"tid\": 0, ";
   event(head + "\"ph\": \"b\", \"ts\": " + us(m.start_s) + "}");
   event(head + "\"ph\": \"e\", \"ts\": " + us(m.end_s) + "}");
+}
+
+void ChromeTrace::link_load(const std::string& link, double begin_s, double share) {
+  if (!links_named_) {
+    links_named_ = true;
+    event(std::string("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ") + kLinksPid +
+          ", \"args\": {\"name\": \"links\"}}");
+    event(std::string("{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": ") + kLinksPid +
+          ", \"args\": {\"sort_index\": " + kLinksPid + "}}");
+  }
+  char value[32];
+  std::snprintf(value, sizeof value, "%.9g", share);
+  event("{\"ph\": \"C\", \"name\": " + nlohmann::json(link).dump() + ", \"pid\": " + kLinksPid +
+        ", \"ts\": " + us(begin_s) + ", \"args\": {\"share\": " + value + "}}");
 }
 
 void ChromeTrace::close() {

@@ -80,3 +80,41 @@ TEST_CASE("dtsim run: run.trace paje writes SimGrid's trace into each variant's 
   REQUIRE_THAT(r.err, Catch::Contains("/run/trace"));
   REQUIRE(!fs::exists(tmp / "bad"));
 }
+
+TEST_CASE("dtsim run: the Chrome trace's link counters carry every message's bytes over each link of its route",
+          "[golden][trace]") {
+  /* Star, message fidelity, no bandwidth factor and no cross-traffic: a message of S bytes uses its sender's
+   * up link and its receiver's down link, so the links' shares integrated over time, times their bandwidth,
+   * add up to 2 x the bytes sent; no link is ever used beyond its bandwidth. */
+  TempDir tmp;
+  nlohmann::json exp = dts::test::tiny_experiment();
+  exp["platform"]["simgrid_config"] = {{"network/crosstraffic", "0"}, {"network/bandwidth-factor", "1"}};
+  exp["run"] = {{"steps", 12}, {"eval_every_steps", 4}, {"trace", "chrome"}, {"fidelity", "message"}};
+  write_json(tmp / "t.json", exp);
+  const auto r = run_dtsim("run " + (tmp / "t.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const double bandwidth_Bps = exp["platform"]["link_bandwidth_bps"].get<double>() / 8;
+  for (const std::string variant : {"allreduce_sgd", "easgd_async"}) {
+    INFO(variant);
+    const fs::path dir = tmp / "out" / variant;
+    const auto trace = nlohmann::json::parse(slurp(dir / "trace.json"));
+    const auto summary = nlohmann::json::parse(slurp(dir / "summary.json"));
+    std::map<std::string, std::vector<std::pair<double, double>>> counters;  // link -> (ts us, share)
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "C") counters[e["name"]].emplace_back(e["ts"].get<double>(), e["args"]["share"].get<double>());
+    }
+    REQUIRE(counters.size() >= 2 * summary["ranks"].get<std::size_t>());
+    const double end_us = summary["simulated_time_s"].get<double>() * 1e6;
+    double bytes = 0;
+    for (const auto& [link, points] : counters) {
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        REQUIRE(points[i].second <= 1 + 1e-9);
+        const double until = i + 1 < points.size() ? points[i + 1].first : end_us;
+        REQUIRE(until >= points[i].first - 1e-6);  // ts is printed to the picosecond
+        bytes += points[i].second * (until - points[i].first) * 1e-6 * bandwidth_Bps;
+      }
+    }
+    REQUIRE(bytes == Approx(2 * summary["bytes_sent_total"].get<double>()).epsilon(1e-6));
+  }
+}

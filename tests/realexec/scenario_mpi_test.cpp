@@ -11,22 +11,15 @@
 #include "algorithms/api/scenario.hpp"
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
+#include "tests/realexec/mpi_harness.hpp"
 
 namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
-using dts::test::CliResult;
+using dts::test::mpirun_dtsim;
 using dts::test::slurp;
 using dts::test::write_json;
 
 namespace {
-
-// `mpirun -np N dtsim run --backend mpi ARGS`, its exit code and stderr.
-CliResult mpirun_dtsim(int np, const std::string& args, const fs::path& dir) {
-  return dts::test::run_dtsim("run --backend mpi " + args, dir,
-                              std::string(DTS_MPIEXEC) +
-                                  " --oversubscribe --mca mpi_yield_when_idle 1 --timeout 120 -np " +
-                                  std::to_string(np) + " ");
-}
 
 bool leaves_nothing(const TempDir& tmp, const std::string& prefix) {
   for (const auto& e : fs::directory_iterator(tmp / "")) {

@@ -1,0 +1,55 @@
+// Wires: host-to-host transfers through mailboxes with a permanent receiver.
+#include "sim/wire.hpp"
+
+#include <atomic>
+#include <string>
+
+#include "core/errors.hpp"
+#include "sim/actor_stack.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+namespace {
+
+// The receivers only exist to be named: they block for good. Not by suspending themselves, as SimGrid
+// suspends the comms of a suspended actor.
+constexpr unsigned kReceiverStackKiB = 16;
+
+void block_for_good() {
+  const sg4::MutexPtr mutex = sg4::Mutex::create();
+  const sg4::ConditionVariablePtr never = sg4::ConditionVariable::create();
+  std::unique_lock<sg4::Mutex> lock(*mutex);
+  never->wait(lock);
+}
+
+}  // namespace
+
+sg4::ActorPtr Wires::receiver(sg4::Host* host) {
+  auto it = receivers_.find(host);
+  if (it != receivers_.end()) return it->second;
+  sg4::ActorPtr actor = start_actor("wire-end", host, kReceiverStackKiB, block_for_good);
+  actor->daemonize();
+  return receivers_.emplace(host, actor).first->second;
+}
+
+void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
+  DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
+  // Names unique in the process: two worlds in one engine must not share a mailbox.
+  static std::atomic<std::uint64_t> made{0};
+  sg4::Mailbox* box;
+  if (idle_.empty()) {
+    box = sg4::Mailbox::by_name("dts-wire-" + std::to_string(made++));
+  } else {
+    box = idle_.back();
+    idle_.pop_back();
+  }
+  box->set_receiver(receiver(to));
+  static int token;  // put refuses a null payload; nothing reads it
+  box->put(&token, bytes);
+  box->get<int>();  // the comm just completed, the only one in the box: frees it at no simulated time
+  box->set_receiver(nullptr);
+  idle_.push_back(box);
+}
+
+}  // namespace dts::sim

@@ -1,0 +1,30 @@
+// A transfer of `bytes` between two hosts that blocks the calling actor until it ends: the flow of
+// s4u::Comm::sendto, without its cost at scale. sendto's comm is detached, and SimGrid 3.32 keeps every
+// detached comm in one list that each finishing comm is removed from by a linear search (CommImpl::finish);
+// with thousands of flows in flight, of which the short ones finish first, that search dominated the run
+// (GossipGraD's ring shuffle at 4096 workers). Here each transfer is a mailbox put, attached to its actor,
+// to a mailbox whose permanent receiver (an idle daemon on the destination host) makes the flow start at
+// once, as sendto's does; the sender then takes its own completed comm back out of the mailbox. Each
+// transfer in flight holds a mailbox of its own, recycled afterwards.
+#pragma once
+
+#include <cstdint>
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+#include <vector>
+
+namespace dts::sim {
+
+class Wires {
+ public:
+  // Blocks until `bytes` have crossed from `from` to `to` (different hosts).
+  void carry(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes);
+
+ private:
+  simgrid::s4u::ActorPtr receiver(simgrid::s4u::Host* host);
+
+  std::vector<simgrid::s4u::Mailbox*> idle_;
+  std::unordered_map<simgrid::s4u::Host*, simgrid::s4u::ActorPtr> receivers_;
+};
+
+}  // namespace dts::sim
