@@ -4,12 +4,14 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +54,20 @@ inline std::string slurp(const std::filesystem::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The JSON files of a study directory (experiments/STUDY), sorted, without the run scripts' hidden copies.
+inline std::vector<std::filesystem::path> study_files(const std::string& study) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "experiments" / study)) {
+    if (e.path().extension() == ".json" && e.path().filename().string()[0] != '.') files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+inline std::size_t count_lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
 // A tiny real-numerics experiment: logistic regression on a synthetic set, 4 workers, an inline platform.

@@ -14,30 +14,20 @@
 
 namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
+using dts::test::count_lines;
 using dts::test::run_dtsim;
 using dts::test::slurp;
+using dts::test::study_files;
 using dts::test::write_json;
 
 namespace {
 
 fs::path study_dir() { return dts::test::source_dir() / "experiments" / "easgd_hpc"; }
 
-std::vector<fs::path> study_files() {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(study_dir())) {
-    const auto name = e.path().filename().string();
-    if (e.path().extension() == ".json" && name[0] != '.') files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
-
 }  // namespace
 
 TEST_CASE("easgd_hpc: every experiment file and every variant validates", "[golden][easgd_hpc]") {
-  const auto files = study_files();
+  const auto files = study_files("easgd_hpc");
   REQUIRE(files.size() >= 9);  // H2/H3, H4..H10 and H9's base (H1 lives with the time-breakdown feature)
   for (const auto& f : files) {
     TempDir tmp;

@@ -14,30 +14,20 @@
 
 namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
+using dts::test::count_lines;
 using dts::test::run_dtsim;
 using dts::test::slurp;
+using dts::test::study_files;
 
 namespace {
 
 fs::path study_dir() { return dts::test::source_dir() / "experiments" / "gossipgrad"; }
 
-std::vector<fs::path> study_files() {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(study_dir())) {
-    const auto name = e.path().filename().string();
-    if (e.path().extension() == ".json" && name[0] != '.') files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
-
 }  // namespace
 
 TEST_CASE("gossipgrad study: every experiment, variant and sweep validates", "[golden][gossipgrad]") {
   std::set<std::string> gs;
-  for (const auto& f : study_files()) {
+  for (const auto& f : study_files("gossipgrad")) {
     TempDir tmp;
     const auto j = nlohmann::json::parse(slurp(f));
     const bool sweep = j.contains("experiment");
