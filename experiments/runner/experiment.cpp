@@ -44,7 +44,6 @@ nlohmann::json optimizer_json(const model::OptimizerConfig& o) {
 }
 
 // Data sets are read once per distinct "data" section and shared by the variants that use it.
-using DataCache = std::map<std::string, std::shared_ptr<const DataSets>>;
 
 Plan read_plan(const nlohmann::json& j, const std::string& file, const std::string& variant, DataCache& cache,
                const SimulatorReader& simulator) {
@@ -82,7 +81,11 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   m.finish();
 
   ConfigReader d = root.child("data");
-  const std::string key = root.has("data") ? root.raw("data").dump() : "{}";
+  // Relative paths resolve against the file's directory, and a synthetic set is drawn from the seed.
+  const nlohmann::json data_section = root.has("data") ? root.raw("data") : nlohmann::json::object();
+  const bool drawn = data_section.is_object() && data_section.contains("name") && data_section["name"] == "synthetic";
+  const std::string key =
+      data_section.dump() + " in " + base_dir + (drawn ? " seed " + std::to_string(p.seed) : std::string());
   if (!cache.count(key)) cache[key] = read_datasets(d, base_dir, p.seed);
   p.data = cache[key];
   if (p.data->modeled && p.real)
@@ -215,9 +218,10 @@ bool sets_variants(const std::string& assignment) {
 }  // namespace
 
 std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator,
-                                  const std::vector<std::string>& sets) {
+                                  const std::vector<std::string>& sets, DataCache* shared) {
   if (!j.is_object()) throw ConfigError(file, "an experiment is a JSON object");
-  DataCache cache;
+  DataCache own;
+  DataCache& cache = shared != nullptr ? *shared : own;
   std::vector<Plan> plans;
   if (!j.contains("variants")) {
     plans.push_back(read_plan(j, file, "", cache, simulator));
@@ -258,10 +262,10 @@ std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& fi
 }
 
 std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets,
-                                  const SimulatorReader& simulator) {
+                                  const SimulatorReader& simulator, DataCache* cache) {
   nlohmann::json j = read_json_file(file, "experiment file");
   for (const auto& s : sets) apply_set(j, s);
-  return read_experiment(j, file, simulator, sets);
+  return read_experiment(j, file, simulator, sets, cache);
 }
 
 }  // namespace dts::exp

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,14 +48,19 @@ struct Plan {
   nlohmann::json resolved;                   // config.resolved.json
 };
 
+// Data sets read so far, by their section and seed: the variants of one experiment, or every point of a sweep,
+// read each set once.
+using DataCache = std::map<std::string, std::shared_ptr<const DataSets>>;
+
 // `file` is only used for messages and to resolve relative paths (its directory). `simulator` reads the
 // simulator's part of each plan. `sets` (--set, already applied to `j`) are applied again over each variant's
 // keys, so that the command line beats the file.
+// `cache`: data sets to reuse and add to (null: this experiment's own).
 std::vector<Plan> read_experiment(const nlohmann::json& j, const std::string& file, const SimulatorReader& simulator,
-                                  const std::vector<std::string>& sets = {});
+                                  const std::vector<std::string>& sets = {}, DataCache* cache = nullptr);
 // Reads the file and applies --set overrides ("algorithm.lr=0.1"; the value is JSON, or a bare string), to the
 // file and then to each variant.
 std::vector<Plan> load_experiment(const std::string& file, const std::vector<std::string>& sets,
-                                  const SimulatorReader& simulator);
+                                  const SimulatorReader& simulator, DataCache* cache = nullptr);
 
 }  // namespace dts::exp

@@ -273,10 +273,12 @@ int run_sweep(const SweepOptions& opt) {
     collate(sweep, dir);
     return 0;
   }
-  // Every point's input, checked before anything runs (the simulator's own checks run in each point's run).
+  // Every point's input, checked before anything runs (the simulator's own checks run in each point's run),
+  // each data set read once.
+  DataCache data;
   for (const auto& p : sweep.points) {
     try {
-      load_experiment(sweep.experiment, p.sets, sim_reader());
+      load_experiment(sweep.experiment, p.sets, sim_reader(), &data);
     } catch (const InputError& e) {
       throw InputError(opt.file + ": point " + p.id, e.what());
     }
