@@ -38,7 +38,8 @@
 // batches) starts there and is exposed, under none likewise.
 //
 // The reported model: the average of the workers' models (`final_model: average`, a tree allreduce after
-// the last step) or rank 0's own (`rank0`). Rank 0 evaluates its own model at eval-due steps; every worker
+// the last step; rank 0's own is then recorded beside it, summary.json rank0_test_accuracy) or rank 0's own
+// (`rank0`). Rank 0 evaluates its own model at eval-due steps; every worker
 // hands its replica to Recorder::observe then and after the last step (the replicas' mean and consensus
 // distance).
 #include <cstring>
@@ -121,6 +122,7 @@ class GossipGradRank {
       if (me_ == 0 && !last && ctx_.recorder.eval_due(t + 1)) ctx_.recorder.evaluate(t + 1, params_);
     }
     if (cfg_.final_average && P_ > 1) {
+      if (me_ == 0) ctx_.recorder.evaluate_own(ctx_.steps, params_);  // rank 0's own model, beside the average
       collectives::tree_allreduce(ctx_.comm, compute, Group::range(0, P_), params_, tags::kGossipGradAverage);
       rules::scale(params_, 1.0f / static_cast<float>(P_));
     }

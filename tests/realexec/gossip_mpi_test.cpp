@@ -107,6 +107,14 @@ TEST_CASE("realexec: GossipGraD on MPI ends with the simulator's model", "[mpi]"
     REQUIRE(m["messages"] == s["messages"]);
     require_same_aggregate(m, s);
     REQUIRE(rows_without_time(tmp / "mpi" / variant) == rows_without_time(tmp / "sim" / variant));
+    // With an averaged final model, rank 0's own is recorded beside it, the same on both backends.
+    const bool averaged = variant != "literal_rank0";
+    REQUIRE(s.contains("rank0_model_hash") == averaged);
+    if (averaged) {
+      REQUIRE(m["rank0_model_hash"] == s["rank0_model_hash"]);
+      REQUIRE(s["rank0_model_hash"] != s["final_model_hash"]);
+      REQUIRE(m["rank0_test_accuracy"] == s["rank0_test_accuracy"]);
+    }
   }
 }
 
