@@ -80,8 +80,8 @@ def main():
         return 2
     tracks = sorted(spans, key=lambda k: (k[0], not names.get(k, "").startswith("rank"), k[1]))
     t_end = max(t0 + w for key in tracks for t0, w, _ in spans[key])
-    busiest = sorted(links, key=lambda n: -carried(links[n], args.t0, args.t1 if args.t1 is not None else t_end))
-    busiest = [n for n in busiest[:max(0, args.links)] if carried(links[n], args.t0, t_end) > 0]
+    load = {n: carried(pts, args.t0, args.t1 if args.t1 is not None else t_end) for n, pts in links.items()}
+    busiest = [n for n in sorted(load, key=lambda n: -load[n])[:max(0, args.links)] if load[n] > 0]
     height = 0.35 * len(tracks) + 1.5
     if busiest:
         fig, (ax, lx) = plt.subplots(2, 1, sharex=True, figsize=(10, height + 2.2),

@@ -43,8 +43,6 @@ nlohmann::json optimizer_json(const model::OptimizerConfig& o) {
           {"lr_gamma", o.lr_gamma}, {"lr_power", o.lr_power}};
 }
 
-// Data sets are read once per distinct "data" section and shared by the variants that use it.
-
 Plan read_plan(const nlohmann::json& j, const std::string& file, const std::string& variant, DataCache& cache,
                const SimulatorReader& simulator) {
   const std::string base_dir = fs::path(file).parent_path().string();

@@ -56,10 +56,13 @@ inline std::string slurp(const std::filesystem::path& path) {
   return ss.str();
 }
 
-// The JSON files of a study directory (experiments/STUDY), sorted, without the run scripts' hidden copies.
+// A study directory, experiments/STUDY.
+inline std::filesystem::path study_dir(const std::string& study) { return source_dir() / "experiments" / study; }
+
+// The JSON files of a study directory, sorted, without the run scripts' hidden copies.
 inline std::vector<std::filesystem::path> study_files(const std::string& study) {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "experiments" / study)) {
+  for (const auto& e : std::filesystem::directory_iterator(study_dir(study))) {
     if (e.path().extension() == ".json" && e.path().filename().string()[0] != '.') files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());

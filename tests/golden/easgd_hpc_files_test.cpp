@@ -17,14 +17,9 @@ using dts::data::testing::TempDir;
 using dts::test::count_lines;
 using dts::test::run_dtsim;
 using dts::test::slurp;
+using dts::test::study_dir;
 using dts::test::study_files;
 using dts::test::write_json;
-
-namespace {
-
-fs::path study_dir() { return dts::test::source_dir() / "experiments" / "easgd_hpc"; }
-
-}  // namespace
 
 TEST_CASE("easgd_hpc: every experiment file and every variant validates", "[golden][easgd_hpc]") {
   const auto files = study_files("easgd_hpc");
@@ -49,13 +44,13 @@ TEST_CASE("easgd_hpc: every experiment file and every variant validates", "[gold
 
 TEST_CASE("easgd_hpc: --check fails on a bad key, and 32 KNL groups exceed MCDRAM", "[golden][easgd_hpc]") {
   TempDir tmp;
-  const auto h6 = (study_dir() / "h6_weak_scaling.json").string();
+  const auto h6 = (study_dir("easgd_hpc") / "h6_weak_scaling.json").string();
   auto r = run_dtsim("run " + h6 + " --check --set algorithm.elastic_alfa=0.1", tmp / "");
   CHECK(r.code == 2);
   CHECK(r.err.find("elastic_alfa") != std::string::npos);
 
   // papers/easgd_hpc.md §5.8: 16 x (AlexNet 249 MB + Cifar) fits 16 GB of MCDRAM, 32 copies do not.
-  const auto h5 = (study_dir() / "h5_knl_partition.json").string();
+  const auto h5 = (study_dir("easgd_hpc") / "h5_knl_partition.json").string();
   r = run_dtsim("run " + h5 +
                     " --check --set variants=null --set platform.chip_partition.groups=32"
                     " --set algorithm.workers=32",
@@ -81,8 +76,8 @@ TEST_CASE("easgd_hpc: H6 weak scaling, shortened: efficiency T(1)/T(N) <= 1 and 
    *   o the per-node compute alone bounds T(1) from below: 3 x 5.11 s
    */
   TempDir tmp;
-  auto j = nlohmann::json::parse(slurp(study_dir() / "h6_weak_scaling.json"));
-  j["platform"] = (study_dir() / j["platform"].get<std::string>()).lexically_normal().string();
+  auto j = nlohmann::json::parse(slurp(study_dir("easgd_hpc") / "h6_weak_scaling.json"));
+  j["platform"] = (study_dir("easgd_hpc") / j["platform"].get<std::string>()).lexically_normal().string();
   j["run"]["steps"] = 3;
   nlohmann::json keep = nlohmann::json::array();
   for (const auto& v : j["variants"]) {

@@ -16,15 +16,14 @@ namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
 using dts::test::run_dtsim;
 using dts::test::slurp;
+using dts::test::study_dir;
 
 namespace {
-
-fs::path study_dir() { return dts::test::source_dir() / "experiments" / "elastic_gossip"; }
 
 // Every file of the given experiments validates, with one "ok" line per variant and nothing written.
 void check_files(const std::vector<std::string>& stems) {
   for (const auto& stem : stems) {
-    const auto f = study_dir() / (stem + ".json");
+    const auto f = study_dir("elastic_gossip") / (stem + ".json");
     TempDir tmp;
     const auto r = run_dtsim("run " + f.string() + " --check --out " + (tmp / "out").string(), tmp / "");
     INFO(f.string() << "\n" << r.err);
@@ -40,9 +39,9 @@ void check_files(const std::vector<std::string>& stems) {
 
 TEST_CASE("elastic_gossip: the study has E0-E8, one file each", "[golden][elastic_gossip]") {
   std::set<std::string> tags;
-  for (const auto& e : fs::directory_iterator(study_dir())) {
-    const auto name = e.path().filename().string();
-    if (e.path().extension() == ".json" && name[0] != '.') tags.insert(name.substr(0, name.find('_')));
+  for (const auto& f : dts::test::study_files("elastic_gossip")) {
+    const auto name = f.filename().string();
+    tags.insert(name.substr(0, name.find('_')));
   }
   CHECK(tags == std::set<std::string>{"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8"});
 }
@@ -58,7 +57,7 @@ TEST_CASE("elastic_gossip: the CIFAR, timing and scale experiments validate (E5-
 TEST_CASE("elastic_gossip: E1 is the thesis's main grid at 40,000 updates", "[golden][elastic_gossip]") {
   // papers/elastic_gossip.md §10.1: AR-4, NC-4, EG-4 and GS-4 at p = 2^-3..2^-9, EG-8 and GS-8 at 2^-5..2^-9,
   // alpha 0.5, an effective batch of 128, Nesterov 0.001 / 0.99, the global barrier.
-  const auto j = nlohmann::json::parse(slurp(study_dir() / "e1_main_grid.json"));
+  const auto j = nlohmann::json::parse(slurp(study_dir("elastic_gossip") / "e1_main_grid.json"));
   CHECK(j["run"]["steps"] == 40000);
   CHECK(j["algorithm"]["alpha"] == 0.5);
   CHECK(j["algorithm"]["sync"] == "global");

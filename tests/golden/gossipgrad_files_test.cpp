@@ -17,13 +17,8 @@ using dts::data::testing::TempDir;
 using dts::test::count_lines;
 using dts::test::run_dtsim;
 using dts::test::slurp;
+using dts::test::study_dir;
 using dts::test::study_files;
-
-namespace {
-
-fs::path study_dir() { return dts::test::source_dir() / "experiments" / "gossipgrad"; }
-
-}  // namespace
 
 TEST_CASE("gossipgrad study: every experiment, variant and sweep validates", "[golden][gossipgrad]") {
   std::set<std::string> gs;
@@ -48,7 +43,7 @@ TEST_CASE("gossipgrad study: every experiment, variant and sweep validates", "[g
 
 TEST_CASE("gossipgrad study: --check fails on a bad key in a variant", "[golden][gossipgrad]") {
   TempDir tmp;
-  const auto g11 = (study_dir() / "g11_progress.json").string();
+  const auto g11 = (study_dir("gossipgrad") / "g11_progress.json").string();
   const auto r = run_dtsim("run " + g11 + " --check --set algorithm.progres=none", tmp / "");
   CHECK(r.code == 2);
   CHECK(r.err.find("progres") != std::string::npos);
