@@ -14,7 +14,7 @@ namespace dts::bidmach {
 
 Cell GridLayout::fill_cell(int k, int side) {
   DTS_ASSERT(side >= 1 && k >= 0 && k < 2 * side - 1, "fill_cell: k outside the side's fill order");
-  const int s = side % 2 == 1 ? side - 1 : side - 2;  // even, so the pairs below start on an even k
+  const int s = side % 2 == 1 ? side - 1 : side - 2;  // even: the last pairs start on an odd k
   if (k < s) {
     const int row = k + 1;
     return {row, k % 2 == 0 ? row + 1 : row - 1};
