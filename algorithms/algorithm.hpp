@@ -87,6 +87,18 @@ enum : Tag {
   kGossipGradAverage,  //   the final tree allreduce
   kAgdLayer,           // AGD: one layer's gradient allreduce
   kAgdAverage,         //   AGD every k steps: the weights' allreduce
+  // BIDMach's grid (issue 17, algorithms/bidmach): per dimension (row, column) of the grid.
+  kBidmachScatterRow,  // a round's scatter chunks, member -> member
+  kBidmachScatterColumn,
+  kBidmachReduceRow,  //   its reduced chunks, member -> every member
+  kBidmachReduceColumn,
+  kBidmachStartRow,  //   LineMaster -> member: start round r, or stop
+  kBidmachStartColumn,
+  kBidmachCompleteRow,  //   member -> LineMaster: round r complete
+  kBidmachCompleteColumn,
+  kBidmachDoneRow,  //   member -> LineMaster: my learner is done
+  kBidmachDoneColumn,
+  kBidmachAverage,  //   the final tree allreduce
 };
 }  // namespace tags
 

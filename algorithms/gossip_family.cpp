@@ -139,7 +139,7 @@ void gossip_observe(Context& ctx, std::int64_t update, ConstSlice params) {
   if (update == ctx.steps || ctx.recorder.eval_due(update)) ctx.recorder.observe(update, params);
 }
 
-void gossip_finish(Context& ctx, Slice params, std::optional<float> weight) {
+void gossip_finish(Context& ctx, Slice params, std::optional<float> weight, Tag tag) {
   const int W = ctx.comm.size();
   const Rank me = ctx.comm.rank();
   if (me == 0) ctx.recorder.evaluate_own(ctx.steps, params);
@@ -147,7 +147,7 @@ void gossip_finish(Context& ctx, Slice params, std::optional<float> weight) {
     rules::scale(params, *weight);
     ctx.compute.charge_elementwise(params.count, 2);
   }
-  collectives::tree_allreduce(ctx.comm, ctx.compute, Group::range(0, W), params, tags::kGossipAverage);
+  collectives::tree_allreduce(ctx.comm, ctx.compute, Group::range(0, W), params, tag);
   if (!weight) rules::scale(params, 1.0f / static_cast<float>(W));
   if (me == 0) ctx.recorder.evaluate(ctx.steps, params, true);
 }

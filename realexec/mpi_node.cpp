@@ -2,6 +2,8 @@
 #include "realexec/mpi_node.hpp"
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -23,13 +25,27 @@ class ThreadActivity final : public Activity {
   std::thread thread_;
 };
 
-class StdMutex final : public Mutex {
+// Handed over in the order the lockers came (a ticket lock), as SimGrid's mutex is: a learner that unlocks and
+// locks again at once must not starve BIDMach's communicator waiting for the model.
+class FifoMutex final : public Mutex {
  public:
-  void lock() override { m_.lock(); }
-  void unlock() override { m_.unlock(); }
+  void lock() override {
+    std::unique_lock<std::mutex> hold(m_);
+    const std::uint64_t ticket = next_++;
+    turn_.wait(hold, [&] { return serving_ == ticket; });
+  }
+  void unlock() override {
+    {
+      const std::lock_guard<std::mutex> hold(m_);
+      ++serving_;
+    }
+    turn_.notify_all();
+  }
 
  private:
   std::mutex m_;
+  std::condition_variable turn_;
+  std::uint64_t next_ = 0, serving_ = 0;
 };
 
 }  // namespace
@@ -47,7 +63,7 @@ std::unique_ptr<Activity> MpiNode::spawn(const std::string& name, std::function<
   }));
 }
 
-std::unique_ptr<Mutex> MpiNode::make_mutex() { return std::make_unique<StdMutex>(); }
+std::unique_ptr<Mutex> MpiNode::make_mutex() { return std::make_unique<FifoMutex>(); }
 
 void MpiNode::sleep_for(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));

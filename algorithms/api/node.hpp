@@ -15,7 +15,8 @@ class Activity {
   virtual void join() = 0;
 };
 
-// BasicLockable, so std::lock_guard and std::unique_lock work.
+// BasicLockable, so std::lock_guard and std::unique_lock work. Fair on both backends: the lock goes to the
+// waiters in the order they came.
 class Mutex {
  public:
   virtual ~Mutex() = default;

@@ -29,7 +29,9 @@ QuadraticCompute::QuadraticCompute(const QuadraticProblem& p, int worker, std::f
     for (int i = 0; i < p.shard_rows; ++i) shard_.push_back(static_cast<std::uint32_t>(worker * p.shard_rows + i));
   }
   const auto w = static_cast<std::size_t>(worker);
-  step_time_s_ = p.step_time_s * (worker >= 0 && w < p.slowdown.size() ? p.slowdown[w] : 1.0);
+  const double slow = worker >= 0 && w < p.slowdown.size() ? p.slowdown[w] : 1.0;
+  step_time_s_ = p.step_time_s * slow;
+  update_time_s_ = p.update_time_s * (p.slow_updates ? slow : 1.0);
 }
 
 std::vector<model::ParamBlock> QuadraticCompute::param_blocks() const {
@@ -124,9 +126,9 @@ void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {
       params.data[k] -= static_cast<float>(p_.lr) * b_[k];
     }
   }
-  charge_(p_.update_time_s);
+  charge_(update_time_s_);
 }
 
-void QuadraticCompute::charge_elementwise(std::size_t, int) { charge_(p_.update_time_s); }
+void QuadraticCompute::charge_elementwise(std::size_t, int) { charge_(update_time_s_); }
 
 }  // namespace dts::test

@@ -31,6 +31,9 @@ struct QuadraticProblem {
   // Where each worker appends the rows it trains on, by worker index (null: nowhere).
   std::shared_ptr<std::vector<std::vector<std::uint32_t>>> rows_used;
   bool init_at_target = false;  // init_params gives x = c_i (the models start apart), not 0
+  // Added for BIDMach (issue 17): `slowdown` stretches the update time too (a node slow in everything it computes,
+  // as a scenario straggler is).
+  bool slow_updates = false;
   // c_i for worker index i (0-based), drawn from Rng(seed, i, "quadratic") in [-1, 1].
   std::vector<float> target(int worker) const;
   std::vector<double> mean_target() const;
@@ -61,7 +64,7 @@ class QuadraticCompute final : public Compute {
   QuadraticProblem p_;
   std::vector<float> c_;
   std::vector<float> b_;  // momentum buffer
-  double step_time_s_ = 0;
+  double step_time_s_ = 0, update_time_s_ = 0;
   std::function<void(double)> charge_;
   int worker_ = -1;
   std::vector<std::uint32_t> shard_;  // the rows this worker holds

@@ -1,0 +1,115 @@
+// BIDMach's asynchronous elastic averaging over a 2-D grid allreduce (Peng 2018, papers/bidmach.md): every node
+// trains its own replica without pause (the learner) while, per grid dimension, a communicator runs quorum
+// allreduce rounds over the node's line and mixes each line mean into the live model (dimension_loop.hpp). The
+// grid is laid out as Dynamic2DGridLayout lays out nodes joining in rank order (grid_layout.hpp). The learner holds
+// the model lock for each forward-backward pass and optimizer step; the communicator for its fetch and each
+// elastic step. The final model is the nodes' average; rank 0's own model is evaluated beside it.
+// Reported counts (summary.json counters, summed over the nodes; _row / _column per dimension): rounds completed
+// (elastic steps), of them during training (the effective elastic period is training steps / those), rounds
+// forced, chunks reduced short of a full line and chunks taken from the node's own copy, the allreduce time in
+// microseconds, and the learner's time waiting for the model lock.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/bidmach/dimension_loop.hpp"
+#include "algorithms/bidmach/grid_layout.hpp"
+#include "algorithms/gossip_family.hpp"
+
+namespace dts {
+namespace {
+
+using bidmach::DimensionLoop;
+using bidmach::GridConfig;
+using bidmach::NodeModel;
+
+std::int64_t micros(double seconds) { return static_cast<std::int64_t>(seconds * 1e6 + 0.5); }
+
+void report(Context& ctx, const char* dim, const bidmach::DimStats& s) {
+  const std::string d = dim;
+  ctx.recorder.count("rounds_" + d, s.rounds);
+  ctx.recorder.count("rounds_in_training_" + d, s.rounds_in_training);
+  ctx.recorder.count("rounds_forced_" + d, s.forced);
+  ctx.recorder.count("chunks_short_reduced_" + d, s.short_reduced);
+  ctx.recorder.count("chunks_missing_" + d, s.missing);
+  ctx.recorder.count("allreduce_us_" + d, micros(s.allreduce_s));
+}
+
+void grid_rank(Context& ctx, const GridConfig& cfg) {
+  Compute& compute = ctx.compute;
+  const Rank me = ctx.comm.rank();
+  NodeModel model;
+  model.params = compute.make_vec();
+  model.lock = ctx.node.make_mutex();
+  compute.init_params(model.params);
+  if (me == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, model.params);
+
+  bidmach::GridLayout layout;
+  for (Rank r = 0; r < ctx.comm.size(); ++r) layout.join(r);
+  const bidmach::Cell cell = *layout.cell(me);
+  const char* names[] = {"row", "column"};
+  std::unique_ptr<DimensionLoop> loops[2];
+  std::unique_ptr<Activity> activities[2];
+  for (int d = 0; d < 2; ++d) {
+    const auto dim = static_cast<bidmach::Dim>(d);
+    const int index = d == 0 ? cell.row : cell.col;
+    std::vector<Rank> line = layout.line(dim, index);
+    if (line.size() < 2) continue;  // alone in its line: nothing to average
+    loops[d] =
+        std::make_unique<DimensionLoop>(ctx, model, cfg, d, Group(std::move(line)), layout.line_master(dim, index));
+    activities[d] = ctx.node.spawn(std::string("bidmach-") + names[d], [&loop = *loops[d]] { loop.run(); });
+  }
+
+  Vec grads = compute.make_vec();
+  double lock_wait_s = 0;
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    float loss = 0;
+    {
+      const double asked = ctx.comm.now_s();
+      const std::lock_guard<Mutex> hold(*model.lock);
+      lock_wait_s += ctx.comm.now_s() - asked;
+      loss = compute.forward_backward(model.params, grads);
+      compute.optimizer_step(model.params, grads);
+    }
+    model.learner_steps.store(step + 1);
+    ctx.recorder.step(step + 1, loss);
+    if (step + 1 < ctx.steps && (ctx.recorder.eval_due(step + 1))) {
+      const std::lock_guard<Mutex> hold(*model.lock);
+      gossip_observe(ctx, step + 1, model.params);
+      if (me == 0) ctx.recorder.evaluate(step + 1, model.params);
+    }
+  }
+  model.learner_done.store(true);
+  for (auto& loop : loops) {
+    if (loop != nullptr) loop->learner_done().wait_ok();
+  }
+  for (auto& a : activities) {
+    if (a != nullptr) a->join();
+  }
+  for (int d = 0; d < 2; ++d) report(ctx, names[d], loops[d] != nullptr ? loops[d]->stats() : bidmach::DimStats{});
+  ctx.recorder.count("learner_lock_wait_us", micros(lock_wait_s));
+  gossip_observe(ctx, ctx.steps, model.params);
+  gossip_finish(ctx, model.params, std::nullopt, tags::kBidmachAverage);
+}
+
+}  // namespace
+
+AlgorithmSpec bidmach_grid_spec() {
+  return {"bidmach_grid",
+          "BIDMach: elastic averaging (beta = 0) over quorum allreduces of a 2-D grid's rows and columns",
+          [](int workers) { return workers; },
+          [](ConfigReader& r, int) -> RankMain {
+            GridConfig cfg;
+            cfg.alpha = static_cast<float>(r.number("elastic_alpha", 0.3, 0.0, 1.0));
+            cfg.quorum.reduce = r.number("quorum_reduce", 1.0, 0.01, 1.0);
+            cfg.quorum.complete = r.number("quorum_complete", 1.0, 0.01, 1.0);
+            cfg.round_quorum = r.number("quorum_round", 1.0, 0.01, 1.0);
+            cfg.quorum.chunk_floats = static_cast<std::size_t>(r.integer("chunk_floats", 20000, 1, 1'000'000'000));
+            cfg.slots = static_cast<int>(r.integer("slots", 3, 1, 64));
+            cfg.startup_poll_s = r.number("startup_poll_s", 2.0, 0.0, 3600.0);
+            return [cfg](Context& ctx) { grid_rank(ctx, cfg); };
+          }};
+}
+
+}  // namespace dts

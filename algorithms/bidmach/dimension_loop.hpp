@@ -1,0 +1,100 @@
+// One dimension (row or column) of BIDMach's grid on one node (papers/bidmach.md §3-4, §7): the node's
+// DimensionNode, its Worker slots and, on the line's master node, the LineMaster, as one event loop (a Reactor)
+// run by its own activity beside the learner.
+//   LineMaster: after its node's learner has begun (polled every startup_poll_s), sends Start(0) to every member;
+//   starts round r + 1 once ceil(round_quorum * p) members have completed round r; once every member's learner is
+//   done it starts no more rounds, and when every started round is complete on every member it sends Stop.
+//   Member: on Start(r) fetches the model (under the model lock) and runs round r in slot r mod slots, forcing the
+//   round still unfinished in that slot (so a node lags at most `slots` rounds); when round r completes it mixes the
+//   line mean into the live model, m <- (1 - alpha) m + alpha mean, under the lock, and reports Complete(r).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/collectives/quorum_allreduce.hpp"
+
+namespace dts::bidmach {
+
+struct GridConfig {
+  float alpha = 0.3f;                // elasticRate
+  collectives::QuorumConfig quorum;  // theta_r, theta_c, maxChunkSize
+  double round_quorum = 1;           // theta_a
+  int slots = 3;                     // roundWorkerPerDimNum
+  double startup_poll_s = 2;         // the communicator polls for the learner's first step
+};
+
+// What the learner and the two dimension loops of a node share.
+struct NodeModel {
+  Vec params;
+  std::unique_ptr<Mutex> lock;  // BIDMach's per-matrix locks, as one lock over the model
+  std::atomic<std::int64_t> learner_steps{0};
+  std::atomic<bool> learner_done{false};
+};
+
+// Counts a dimension loop reports (Recorder::count, with the dimension's suffix).
+struct DimStats {
+  std::int64_t rounds = 0;              // rounds completed here (elastic steps)
+  std::int64_t rounds_in_training = 0;  // of them, while the learner was still training
+  std::int64_t forced = 0, short_reduced = 0, missing = 0;
+  double allreduce_s = 0;  // summed over rounds, from the fetch to just before the elastic step
+};
+
+struct DimTags {
+  collectives::QuorumTags quorum;
+  Tag start = 0, complete = 0, done = 0;
+};
+DimTags dim_tags(int dim);
+
+class DimensionLoop {
+ public:
+  // `line`: the line's members (this node among them, two or more); `master`: its LineMaster's rank.
+  DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& cfg, int dim, Group line, Rank master);
+  ~DimensionLoop();
+  // Runs until the LineMaster stops the line.
+  void run();
+  // Tells the LineMaster this node's learner is done (the learner's activity calls it and waits the send).
+  Request learner_done();
+  const DimStats& stats() const { return stats_; }
+
+ private:
+  struct Slot;
+  void post_start();
+  void on_start(const Comm::Completion& got);
+  void begin_round(std::uint32_t r);
+  void finish_round(Slot& slot, ConstSlice mean);
+  void tidy();
+  // LineMaster
+  void master_begin();
+  void post_complete();
+  void post_done();
+  void start_all(std::uint32_t r);
+  void maybe_stop();
+  void control(Rank to, Tag tag, std::vector<float> payload);
+
+  Context& ctx_;
+  NodeModel& model_;
+  GridConfig cfg_;
+  DimTags tags_;
+  Group line_;
+  Rank master_;
+  bool is_master_;
+  Reactor reactor_;
+  Vec start_in_, complete_in_, done_in_;
+  std::vector<std::unique_ptr<Slot>> slots_, draining_;
+  std::vector<Request> control_out_;
+  bool stopped_ = false;
+  Round floor_ = 0;  // the rounds below it are given up (Comm::drop_stale)
+  Round begun_ = 0;  // one past the last round begun here
+  DimStats stats_;
+  // LineMaster state
+  std::uint32_t current_ = 0, started_ = 0;
+  std::vector<int> completions_;  // per started round
+  int members_done_ = 0;
+  bool stop_sent_ = false;
+};
+
+}  // namespace dts::bidmach

@@ -1,0 +1,248 @@
+// QuorumRound: the round as handlers on a Reactor, one pending receive per member and direction, each
+// reposted for the member's next chunk (a pair's messages of one tag and round arrive in send order).
+#include "algorithms/collectives/quorum_allreduce.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "algorithms/rules/vector_ops.hpp"
+
+namespace dts::collectives {
+namespace {
+
+std::size_t quorum(double fraction, std::size_t of) {
+  if (of == 0) return 0;
+  const auto q = static_cast<std::size_t>(std::floor(fraction * static_cast<double>(of) + 1e-9));
+  return std::clamp<std::size_t>(q, 1, std::max<std::size_t>(of, 1));
+}
+
+}  // namespace
+
+Chunk QuorumRound::block(std::size_t n, int p, int b) {
+  const std::size_t size = (n + static_cast<std::size_t>(p) - 1) / static_cast<std::size_t>(p);
+  const std::size_t begin = std::min(n, size * static_cast<std::size_t>(b));
+  return {begin, std::min(n, begin + size) - begin};
+}
+
+QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, QuorumTags tags, Round round,
+                         const QuorumConfig& cfg, Vec data, std::optional<std::uint64_t> modeled_bytes,
+                         Complete on_complete)
+    : comm_(comm),
+      compute_(compute),
+      line_(line),
+      tags_(tags),
+      round_(round),
+      cfg_(cfg),
+      data_(std::move(data)),
+      modeled_bytes_(modeled_bytes),
+      on_complete_(std::move(on_complete)),
+      p_(line.size()),
+      me_(line.index_of(comm.rank())),
+      n_(data_.count()) {
+  DTS_ASSERT(me_ >= 0, "quorum allreduce: the caller is not a member of the line");
+  DTS_ASSERT(cfg.chunk_floats > 0, "quorum allreduce: chunks of no floats");
+  const bool real = data_.real();
+  const std::size_t mine = block(n_, p_, me_).count;
+  contributions_ = Vec(mine * static_cast<std::size_t>(p_), real);
+  out_ = Vec(n_, real);
+  for (int b = 0; b < p_; ++b) counts_.chunks += chunks(b);
+  need_reduce_ = quorum(cfg.reduce, static_cast<std::size_t>(p_));
+  need_complete_ = quorum(cfg.complete, counts_.chunks);
+  scatter_got_.assign(static_cast<std::size_t>(p_), 0);
+  reduce_got_.assign(static_cast<std::size_t>(p_), 0);
+  have_.assign(chunks(me_), 1);  // my own contribution
+  reduced_.assign(chunks(me_), false);
+  scatter_rx_.assign(static_cast<std::size_t>(p_), 0);
+  reduce_rx_.assign(static_cast<std::size_t>(p_), 0);
+}
+
+std::size_t QuorumRound::chunks(int b) const {
+  return (block(n_, p_, b).count + cfg_.chunk_floats - 1) / cfg_.chunk_floats;
+}
+
+Chunk QuorumRound::chunk(int b, std::size_t c) const {
+  const Chunk blk = block(n_, p_, b);
+  const std::size_t begin = c * cfg_.chunk_floats;
+  return {blk.offset + begin, std::min(cfg_.chunk_floats, blk.count - begin)};
+}
+
+void QuorumRound::send(int member, Tag tag, ConstSlice part) {
+  SendOptions o{.modeled_bytes = std::nullopt, .borrow = true, .round = round_};
+  if (modeled_bytes_) o.modeled_bytes = n_ == 0 ? *modeled_bytes_ : *modeled_bytes_ * part.count / n_;
+  sends_.push_back(comm_.isend(line_.world_rank(member), tag, part, o));
+}
+
+void QuorumRound::start(Reactor& reactor) {
+  reactor_ = &reactor;
+  for (int k = 1; k < p_; ++k) {  // the staggered order: not everyone at one peer first
+    const int dst = (me_ + k) % p_;
+    for (std::size_t c = 0; c < chunks(dst); ++c) {
+      const Chunk ch = chunk(dst, c);
+      send(dst, tags_.scatter, ConstSlice(data_).sub(ch.offset, ch.count));
+    }
+  }
+  for (int k = 0; k < p_; ++k) {
+    if (k == me_) continue;
+    post_scatter(k);
+    post_reduce(k);
+  }
+  for (std::size_t c = 0; c < reduced_.size(); ++c) {  // a quorum of one: my own contribution suffices
+    if (!reduced_[c] && static_cast<std::size_t>(have_[c]) >= need_reduce_) reduce(c);
+  }
+  check_complete();
+  check_retired();
+}
+
+void QuorumRound::post_scatter(int k) {
+  const auto kk = static_cast<std::size_t>(k);
+  const std::size_t c = scatter_got_[kk];
+  if (retired_ || c >= chunks(me_)) return;
+  const Chunk ch = chunk(me_, c);
+  const std::size_t mine = block(n_, p_, me_).count;
+  const Slice into = Slice(contributions_).sub(kk * mine + (ch.offset - block(n_, p_, me_).offset), ch.count);
+  scatter_rx_[kk] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.scatter, into, RecvOptions{.round = round_}),
+                                   [this, k](const Comm::Completion& got) { on_scatter(k, got); });
+}
+
+void QuorumRound::post_reduce(int k) {
+  const auto kk = static_cast<std::size_t>(k);
+  const std::size_t c = reduce_got_[kk];
+  if (completed_ || c >= chunks(k)) return;
+  const Chunk ch = chunk(k, c);
+  reduce_rx_[kk] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.reduce, Slice(out_).sub(ch.offset, ch.count),
+                                              RecvOptions{.round = round_}),
+                                  [this, k](const Comm::Completion& got) { on_reduce(k, got); });
+}
+
+void QuorumRound::on_scatter(int k, const Comm::Completion& got) {
+  const auto kk = static_cast<std::size_t>(k);
+  scatter_rx_[kk] = 0;
+  if (got.status == Status::kPeerFailed) return;  // nothing more from k: its chunks wait for force()
+  require_ok(got.status, got.source, "quorum allreduce");
+  const std::size_t c = scatter_got_[kk]++;
+  if (!reduced_[c] && static_cast<std::size_t>(++have_[c]) >= need_reduce_) reduce(c);
+  post_scatter(k);
+  check_complete();
+  check_retired();
+}
+
+void QuorumRound::on_reduce(int k, const Comm::Completion& got) {
+  const auto kk = static_cast<std::size_t>(k);
+  reduce_rx_[kk] = 0;
+  if (got.status == Status::kPeerFailed) return;  // k's block stays missing
+  require_ok(got.status, got.source, "quorum allreduce");
+  ++reduce_got_[kk];
+  ++received_;
+  post_reduce(k);
+  check_complete();
+  check_retired();
+}
+
+void QuorumRound::reduce(std::size_t c) {
+  const Chunk ch = chunk(me_, c);
+  const std::size_t mine_offset = block(n_, p_, me_).offset, mine = block(n_, p_, me_).count;
+  const Slice mean = Slice(out_).sub(ch.offset, ch.count);
+  bool first = true;
+  for (int k = 0; k < p_; ++k) {  // the contributions held, in member order
+    const auto kk = static_cast<std::size_t>(k);
+    if (k != me_ && scatter_got_[kk] <= c) continue;
+    const ConstSlice part = k == me_ ? ConstSlice(data_).sub(ch.offset, ch.count)
+                                     : ConstSlice(contributions_).sub(kk * mine + ch.offset - mine_offset, ch.count);
+    if (first) {
+      rules::copy(mean, part);
+    } else {
+      rules::axpy(mean, 1.0f, part);
+    }
+    first = false;
+  }
+  const int held = have_[c];
+  rules::scale(mean, 1.0f / static_cast<float>(held));
+  if (compute_ != nullptr) {
+    if (held > 1) compute_->charge_elementwise(ch.count * static_cast<std::size_t>(held - 1), 3);
+    compute_->charge_elementwise(ch.count, 2);
+  }
+  reduced_[c] = true;
+  ++mine_reduced_;
+  if (held < p_) ++counts_.short_reduced;
+  for (int k = 1; k < p_; ++k) send((me_ + k) % p_, tags_.reduce, mean);
+  if (!completed_) ++received_;
+}
+
+void QuorumRound::check_complete() {
+  if (!completed_ && received_ >= need_complete_) complete();
+}
+
+void QuorumRound::complete() {
+  completed_ = true;
+  cancel_receives(reduce_rx_);
+  for (int b = 0; b < p_; ++b) {  // what never arrived: my own copy
+    const auto bb = static_cast<std::size_t>(b);
+    for (std::size_t c = b == me_ ? 0 : reduce_got_[bb]; c < chunks(b); ++c) {
+      if (b == me_ && reduced_[c]) continue;
+      const Chunk ch = chunk(b, c);
+      rules::copy(Slice(out_).sub(ch.offset, ch.count), ConstSlice(data_).sub(ch.offset, ch.count));
+      ++counts_.missing;
+    }
+  }
+  on_complete_(out_);
+}
+
+void QuorumRound::check_retired() {
+  if (retired_ || !completed_ || mine_reduced_ < reduced_.size()) return;
+  retired_ = true;
+  cancel_receives(scatter_rx_);
+}
+
+void QuorumRound::force() {
+  if (retired_) return;
+  counts_.forced = true;
+  for (std::size_t c = 0; c < reduced_.size(); ++c) {
+    if (!reduced_[c]) reduce(c);
+  }
+  if (!completed_) complete();
+  check_retired();
+}
+
+void QuorumRound::cancel_receives(std::vector<Reactor::Ticket>& tickets) {
+  for (Reactor::Ticket& t : tickets) {
+    if (t != 0) reactor_->cancel(t);
+    t = 0;
+  }
+}
+
+bool QuorumRound::drained() {
+  std::erase_if(sends_, [](Request& r) {
+    if (!r.test()) return false;
+    const Status s = r.wait(0);
+    if (s != Status::kOk && s != Status::kPeerFailed) throw CommError(std::string("quorum allreduce: ") + to_string(s));
+    return true;
+  });
+  return sends_.empty();
+}
+
+void QuorumRound::wait_sends() {
+  for (Request& r : sends_) {
+    const Status s = r.wait();
+    if (s != Status::kOk && s != Status::kPeerFailed) throw CommError(std::string("quorum allreduce: ") + to_string(s));
+  }
+  sends_.clear();
+}
+
+QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, Slice data, QuorumTags tags, Round round,
+                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes) {
+  Vec mine(data.count, data.real());
+  rules::copy(mine, data);
+  Reactor reactor(comm);
+  QuorumRound r(comm, compute, line, tags, round, cfg, std::move(mine), modeled_bytes,
+                [data](ConstSlice out) { rules::copy(data, out); });
+  r.start(reactor);
+  while (!r.retired()) reactor.run_one();
+  r.wait_sends();
+  comm.drop_stale(tags.scatter, round + 1);  // late contributions of members slower than the quorum
+  comm.drop_stale(tags.reduce, round + 1);
+  return r.counts();
+}
+
+}  // namespace dts::collectives

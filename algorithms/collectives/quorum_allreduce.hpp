@@ -1,0 +1,117 @@
+// BIDMach's allreduce round over one line of its grid (papers/bidmach.md §3-4): a direct scatter-reduce then
+// allgather among the p members of the line, every step on a quorum. The vector of n floats is cut into p
+// blocks (block b, of ceil(n / p) floats, the last shorter, is member b's) and each block into chunks of at
+// most chunk_floats. Each member sends block b's chunks to member b (members in the staggered order me + 1,
+// me + 2, ...); member b reduces its chunk c to the MEAN of the contributions it holds (its own always among
+// them) once it holds floor(reduce * p) of them, and sends the mean to every member; a member completes once it
+// holds floor(complete * total chunks) reduced chunks (its own included). The output takes every reduced chunk
+// that never arrived from the member's own copy (the code's rule, §3.2). After completing, a member still
+// reduces and sends the chunks of its block that it has not reduced yet, as contributions arrive, until all are
+// (then the round retires), or until force() reduces them with what has arrived (FORCE_COMPLETE).
+// Means sum the contributions in member order and multiply by 1 / count, so results are reproducible bit for bit
+// on both backends. Messages carry the round beside the two tags; a member's late messages of a round that is
+// gone wait as unexpected until the receiver drops the round (Comm::drop_stale).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "algorithms/api/comm.hpp"
+#include "algorithms/api/compute.hpp"
+#include "algorithms/api/group.hpp"
+#include "algorithms/api/reactor.hpp"
+
+namespace dts::collectives {
+
+struct QuorumConfig {
+  double reduce = 1;    // theta_r: fraction of the line's members whose contribution a chunk's mean waits for
+  double complete = 1;  // theta_c: fraction of all reduced chunks a member waits for before completing
+  std::size_t chunk_floats = 20000;  // floats per message (BIDMach's maxChunkSize)
+};
+
+struct QuorumTags {
+  Tag scatter = 0, reduce = 0;
+};
+
+// What one member's round did.
+struct QuorumCounts {
+  std::size_t chunks = 0;         // chunks over all p blocks
+  std::size_t short_reduced = 0;  // chunks of my block reduced from fewer than p contributions
+  std::size_t missing = 0;        // chunks my output took from my own copy
+  bool forced = false;            // force() ran before the round retired
+};
+
+class QuorumRound {
+ public:
+  using Complete = std::function<void(ConstSlice out)>;
+  // `data`: my contribution (BIDMach's fetched model), kept with the round's buffers until the round is
+  // destroyed; it must outlive the round's sends (drained()). `modeled_bytes`: the bytes charged for a message of
+  // all n floats, proportionally for a chunk (default 4 per float). `compute`: charged the reductions (may be null).
+  QuorumRound(Comm& comm, Compute* compute, const Group& line, QuorumTags tags, Round round, const QuorumConfig& cfg,
+              Vec data, std::optional<std::uint64_t> modeled_bytes, Complete on_complete);
+  QuorumRound(const QuorumRound&) = delete;
+  QuorumRound& operator=(const QuorumRound&) = delete;
+
+  // Sends my blocks and posts the receives on `reactor`, whose handlers then drive the round; on_complete runs
+  // inside one of them (or inside start or force) with the output, which stays valid only during the call.
+  void start(Reactor& reactor);
+  // Reduces and sends every chunk of my block not yet reduced with the contributions that have arrived,
+  // completes if the round has not, and cancels the round's receives.
+  void force();
+
+  Round round() const { return round_; }
+  bool completed() const { return completed_; }
+  bool retired() const { return retired_; }
+  // Whether every send has completed (tests them); the round may be destroyed then, not before.
+  bool drained();
+  void wait_sends();
+  const QuorumCounts& counts() const { return counts_; }
+
+  // Block b's floats [offset, offset + count) of the p-way split of n.
+  static Chunk block(std::size_t n, int p, int b);
+
+ private:
+  Chunk chunk(int b, std::size_t c) const;  // chunk c of block b
+  std::size_t chunks(int b) const;
+  void send(int member, Tag tag, ConstSlice part);
+  void post_scatter(int k);
+  void post_reduce(int k);
+  void on_scatter(int k, const Comm::Completion& got);
+  void on_reduce(int k, const Comm::Completion& got);
+  void reduce(std::size_t c);
+  void check_complete();
+  void complete();
+  void check_retired();
+  void cancel_receives(std::vector<Reactor::Ticket>& tickets);
+
+  Comm& comm_;
+  Compute* compute_;
+  Group line_;
+  QuorumTags tags_;
+  Round round_;
+  QuorumConfig cfg_;
+  Vec data_, contributions_, out_;  // contributions_: member k's part of my block at k * my block's size
+  std::optional<std::uint64_t> modeled_bytes_;
+  Complete on_complete_;
+  Reactor* reactor_ = nullptr;
+  int p_, me_;
+  std::size_t n_, need_reduce_, need_complete_;
+  std::vector<std::size_t> scatter_got_, reduce_got_;  // per member: chunks received so far, in order
+  std::vector<int> have_;                              // per chunk of my block: contributions held
+  std::vector<bool> reduced_;
+  std::size_t mine_reduced_ = 0, received_ = 0;
+  std::vector<Reactor::Ticket> scatter_rx_, reduce_rx_;  // per member: the pending receive (0: none)
+  std::vector<Request> sends_;
+  bool completed_ = false, retired_ = false;
+  QuorumCounts counts_;
+};
+
+// One round, blocking, among the members of `line` (the caller among them): `data` holds my contribution and
+// receives the output. Afterwards the rounds up to `round` of the two tags are given up (Comm::drop_stale).
+QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, Slice data, QuorumTags tags, Round round,
+                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes = std::nullopt);
+
+}  // namespace dts::collectives

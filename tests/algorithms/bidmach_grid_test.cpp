@@ -1,0 +1,132 @@
+// BIDMach's grid (algorithms/bidmach): one line round mixes every model toward the line mean by alpha and
+// conserves the line's mean; on the quadratic the grid of 2 x 2 converges to the answer, with the messages of its
+// protocol counted one by one; a learner slowed 4x lets quorums below 1 leave it behind.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "algorithms/api/collective_only_compute.hpp"
+#include "algorithms/bidmach/dimension_loop.hpp"
+#include "tests/algorithms/algo_harness.hpp"
+#include "tests/sim/sim_harness.hpp"
+
+using dts::test::AlgoRun;
+using nlohmann::json;
+
+namespace {
+
+class NoRecorder final : public dts::Recorder {
+ public:
+  void step(std::int64_t, float) override {}
+  bool eval_due(std::int64_t) const override { return false; }
+  void evaluate(std::int64_t, dts::ConstSlice, bool) override {}
+};
+
+std::vector<float> model_of(int r) {
+  return {1.0f * static_cast<float>(r + 1), 2.0f * static_cast<float>(r + 1), -3.0f, 0.5f};
+}
+
+AlgoRun grid_run(int P, std::int64_t steps, json config) {
+  AlgoRun run;
+  run.algorithm = "bidmach_grid";
+  config["startup_poll_s"] = 0;
+  run.config = std::move(config);
+  run.problem.workers = P;
+  run.problem.dim = 8;
+  run.steps = steps;
+  run.platform = dts::test::pinned_star(P, 10e9, 5e-6);
+  return run;
+}
+
+json run_ok(const AlgoRun& run) {
+  const auto out = dts::test::run_quadratic(run);
+  INFO(out.dump());
+  REQUIRE(!out.contains("error"));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bidmach: a line round mixes each live model toward the line mean by alpha (beta = 0)",
+          "[algorithms][bidmach]") {
+  const int P = 3;
+  const float alpha = 0.3f;
+  auto out = dts::test::simulate(dts::test::pinned_star(P, 1e9, 10e-6), P, [&](auto& comm, auto& node, auto& o) {
+    dts::CollectiveOnlyCompute compute(4);
+    NoRecorder recorder;
+    dts::Context ctx{comm, compute, node, recorder, P, 1};
+    dts::bidmach::NodeModel model;
+    model.params = dts::Vec(4, true);
+    const std::vector<float> mine = model_of(comm.rank());
+    std::copy(mine.begin(), mine.end(), model.params.data().begin());
+    model.lock = node.make_mutex();
+    model.learner_steps = 1;
+    model.learner_done = true;
+    dts::bidmach::GridConfig cfg;
+    cfg.alpha = alpha;
+    cfg.startup_poll_s = 0;
+    dts::bidmach::DimensionLoop loop(ctx, model, cfg, 0, dts::Group::range(0, P), 0);
+    dts::Request done = loop.learner_done();  // learners already done: the master runs one round, then stops
+    loop.run();
+    done.wait_ok();
+    o["m"] = std::vector<float>(model.params.data().begin(), model.params.data().end());
+    o["rounds"] = loop.stats().rounds;
+  });
+  REQUIRE(!out.contains("error"));
+  for (int r = 0; r < P; ++r) {
+    INFO("rank " << r);
+    CHECK(out["rank"][r]["rounds"] == 1);
+    for (std::size_t i = 0; i < 4; ++i) {
+      const float mean = (model_of(0)[i] + model_of(1)[i] + model_of(2)[i]) * (1.0f / 3.0f);
+      const float want = model_of(r)[i] * (1.0f - alpha) + alpha * mean;
+      CHECK(out["rank"][r]["m"][i].get<float>() == want);
+    }
+  }
+  for (std::size_t i = 0; i < 4; ++i) {  // the line's mean is kept
+    double before = 0, after = 0;
+    for (int r = 0; r < P; ++r) before += model_of(r)[i], after += out["rank"][r]["m"][i].get<double>();
+    CHECK(after == Approx(before).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("bidmach: a 2 x 2 grid converges on the quadratic, its messages counted", "[algorithms][bidmach]") {
+  const auto out = run_ok(grid_run(4, 300, json::object()));
+  const auto& c = out["counters"];
+  CHECK(dts::test::distance_to_answer(out, grid_run(4, 300, json::object()).problem) < 0.05);
+  const std::int64_t rows = c["rounds_row"], columns = c["rounds_column"];
+  CHECK(rows >= 4 * 10);  // several rounds per line during 300 steps
+  CHECK(columns >= 4 * 10);
+  CHECK(c["rounds_forced_row"] == 0);
+  CHECK(c["chunks_missing_row"] == 0);
+  CHECK(c["chunks_short_reduced_column"] == 0);
+  // Per node and round: one scatter chunk and one reduced chunk (lines of 2, blocks of 4 floats), the Start it
+  // got and the Complete it sent; per node and dimension one Done and one Stop; then the final tree allreduce.
+  CHECK(out["messages"] == 4 * (rows + columns) + 2 * 4 * 2 + 6);
+}
+
+TEST_CASE("bidmach: with quorums below 1 a slowed node's lines go on without it", "[algorithms][bidmach]") {
+  // 4 x 4 grid; node 5 (no LineMaster) computes 20x slower, its share of every round too. Quorums of 3 of 4.
+  const auto slowed = [](json config) {
+    AlgoRun run = grid_run(16, 60, std::move(config));
+    run.problem.dim = 16;
+    run.problem.slowdown = {1, 1, 1, 1, 1, 20};
+    run.problem.update_time_s = 0.5e-3;
+    run.problem.slow_updates = true;
+    return run;
+  };
+  const auto a = run_ok(slowed(json::object()));
+  const auto b = run_ok(slowed({{"quorum_reduce", 0.75}, {"quorum_complete", 0.75}, {"quorum_round", 0.75}}));
+  const auto& ca = a["counters"];
+  const auto& cb = b["counters"];
+  // Every line waits for node 0 with full quorums: nothing is short, nothing missing, nothing forced.
+  CHECK(ca["chunks_short_reduced_row"] == 0);
+  CHECK(ca["chunks_missing_row"] == 0);
+  CHECK(ca["rounds_forced_row"].get<int>() + ca["rounds_forced_column"].get<int>() == 0);
+  // With quorums node 5's row and column run more rounds, without its contributions (short reductions, chunks
+  // from the members' own copies), and node 5 lags until its rounds are forced.
+  CHECK(cb["rounds_row"].get<int>() > ca["rounds_row"].get<int>());
+  CHECK(cb["chunks_short_reduced_row"].get<int>() > 0);
+  CHECK(cb["chunks_missing_row"].get<int>() + cb["chunks_missing_column"].get<int>() > 0);
+  CHECK(cb["rounds_forced_row"].get<int>() + cb["rounds_forced_column"].get<int>() > 0);
+  CHECK(dts::test::distance_to_answer(b, slowed(json::object()).problem) < 0.2);
+}
