@@ -182,9 +182,13 @@ RankMain configure(ConfigReader& r, bool sync) {
   if (sync) cfg.average = r.boolean("average_gradients", true);
   return [cfg](Context& ctx) {
     const PsSharding shards(ctx.compute.param_blocks(), ctx.compute.num_params(), ctx.workers, cfg.bigarray_bound);
-    const std::unique_ptr<Activity> srv =
-        ctx.node.spawn("ps-server-" + std::to_string(ctx.comm.rank()), [&] { server(ctx, shards, cfg); });
-    worker(ctx, shards, cfg);
+    // Both halves are activities that the rank joins, so that what they share (this frame, the rank's Comm and
+    // Compute) outlives them both: on the simulator a failed rank's worker ends at its next message while its
+    // server may still be waiting for one.
+    const std::string rank = std::to_string(ctx.comm.rank());
+    const std::unique_ptr<Activity> srv = ctx.node.spawn("ps-server-" + rank, [&] { server(ctx, shards, cfg); });
+    const std::unique_ptr<Activity> wrk = ctx.node.spawn("ps-worker-" + rank, [&] { worker(ctx, shards, cfg); });
+    wrk->join();
     srv->join();
   };
 }
