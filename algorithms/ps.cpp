@@ -1,6 +1,7 @@
 // The MXNet-style parameter server (papers/bidmach.md §9.1; MXNet's kvstore "dist_sync" and "dist_async"
 // with update_on_kvstore), the baseline of the BIDMach experiments. Every rank is a worker and, co-located
-// with it, a server (Node::spawn) sharing its Comm and Compute. The model's layer blocks are the keys, spread
+// with it, a server: two activities (Node::spawn) sharing its Comm (distinct tags) and Compute (the worker
+// trains; the server alone uses the optimizer and its state). The model's layer blocks are the keys, spread
 // over the servers as MXNet's kvstore does (algorithms/ps_sharding.hpp). Each step a worker computes its
 // gradient, pushes each server its pieces of it (one message per server, packed) and pulls the pieces' new
 // values back (one message per server); it starts its next step once it has all of them.
@@ -16,7 +17,9 @@
 // the round in ps_sync (as a worker's step), the count of pushes in ps_async (MXNet's per-key update count,
 // so the schedule advances once per push of any worker). A failed rank takes its server with it: a worker
 // that needs its keys, or a ps_sync server that waits for its push, stops the run (PeerFailed); a ps_async
-// server that owns keys of no failed rank drops a failed worker and serves the others.
+// server drops a failed worker and serves the others, so a ps_async run survives a rank whose server holds
+// no key. The ps_async result's gather to rank 0 is part of the run's simulated time (one model's worth of
+// bytes into rank 0 after the last step).
 #include <memory>
 #include <string>
 #include <vector>
