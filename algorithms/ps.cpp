@@ -1,7 +1,7 @@
 // The MXNet-style parameter server (papers/bidmach.md §9.1; MXNet's kvstore "dist_sync" and "dist_async"
 // with update_on_kvstore), the baseline of the BIDMach experiments. Every rank is a worker and, co-located
 // with it, a server: two activities (Node::spawn) sharing its Comm (distinct tags) and Compute (the worker
-// trains; the server alone uses the optimizer and its state). The model's layer blocks are the keys, spread
+// trains; the server alone uses the optimizer and its state). The model's parameter blocks are the keys, spread
 // over the servers as MXNet's kvstore does (algorithms/ps_sharding.hpp). Each step a worker computes its
 // gradient, pushes each server its pieces of it (one message per server, packed) and pulls the pieces' new
 // values back (one message per server); it starts its next step once it has all of them.

@@ -1,10 +1,10 @@
 // How the MXNet-style parameter server (algorithms/ps.cpp) splits the model over its servers, as MXNet's
-// kvstore does (src/kvstore/kvstore_dist.h, EncodeDefaultKey): the keys are the model's layer blocks
-// (Compute::param_blocks(), key k = the k-th block); a block of fewer than `bigarray_bound` floats
+// kvstore does (src/kvstore/kvstore_dist.h, EncodeDefaultKey): the keys are the model's parameter blocks
+// (Compute::param_blocks(): each trainable layer's weight, then its bias, in forward order, as MXNet's keys
+// are its parameter arrays; key k = the k-th block); a block of fewer than `bigarray_bound` floats
 // (MXNET_KVSTORE_BIGARRAY_BOUND) goes whole to server (k * 9973) mod S, a larger one is sliced across all S
 // servers, slice i holding round(n (i+1) / S) - round(n i / S) floats. Each server's pieces travel as one
-// message, packed in vector order (gather/scatter). MXNet's keys are its arrays (a layer's weight and bias
-// apart); here a layer's block is one key.
+// message, packed in vector order (gather/scatter); MXNet sends one message per key and server.
 #pragma once
 
 #include <cstddef>

@@ -23,7 +23,7 @@ TEST_CASE("realexec: ps_sync on MPI ends with the simulator's model; ps_async tr
                       {"workers", 4},
                       {"batch_size", 16},
                       {"optimizer", {{"kind", "momentum"}, {"lr", 0.05}, {"momentum", 0.9}}}};
-  exp["run"]["epochs"] = 1;
+  exp["run"] = {{"steps", 16}, {"eval_every_steps", 8}, {"log_every_steps", 4}};
   exp["variants"] = {
       {{"name", "sync_whole"}},
       {{"name", "sync_sliced"}, {"algorithm", {{"bigarray_bound", 100}}}},
