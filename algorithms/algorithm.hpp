@@ -87,6 +87,10 @@ enum : Tag {
   kGossipGradAverage,  //   the final tree allreduce
   kAgdLayer,           // AGD: one layer's gradient allreduce
   kAgdAverage,         //   AGD every k steps: the weights' allreduce
+  // MXNet-style parameter server (issue 17)
+  kPsPush,   // worker -> server: its gradient's pieces on that server, packed
+  kPsPull,   //   server -> worker: the pieces' updated values
+  kPsFinal,  //   ps_async, server -> rank 0: the pieces' final values
   // BIDMach's grid (issue 17, algorithms/bidmach): per dimension (row, column) of the grid.
   kBidmachScatterRow,  // a round's scatter chunks, member -> member
   kBidmachScatterColumn,

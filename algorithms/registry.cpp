@@ -24,6 +24,8 @@ AlgorithmSpec gosgd_spec();
 AlgorithmSpec no_comm_spec();
 AlgorithmSpec gossipgrad_spec();
 AlgorithmSpec agd_spec();
+AlgorithmSpec ps_sync_spec();
+AlgorithmSpec ps_async_spec();
 AlgorithmSpec bidmach_grid_spec();
 
 namespace {
@@ -33,7 +35,8 @@ const std::vector<AlgorithmSpec>& registry() {
       easgd_hogwild_spec(), easgd_sync_spec(),  async_sgd_spec(),      async_msgd_spec(),
       hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),     elastic_gossip_spec(),
       gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(),
-      gossipgrad_spec(),    agd_spec(),         bidmach_grid_spec(),
+      gossipgrad_spec(),    agd_spec(),         ps_sync_spec(),        ps_async_spec(),
+      bidmach_grid_spec(),
   };
   return specs;
 }

@@ -38,6 +38,13 @@ void MpiCompute::optimizer_step(Slice params, ConstSlice grads) {
   });
 }
 
+void MpiCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) {
+  timed([&] {
+    update_range(params, grads, offset, iteration);
+    return 0;
+  });
+}
+
 void MpiCompute::charge_elementwise(std::size_t /*n*/, int /*streams*/) {
   if (scenario_ != nullptr) scenario_->check_alive();
 }

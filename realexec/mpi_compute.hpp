@@ -19,6 +19,7 @@ class MpiCompute final : public TrainerCompute {
   MpiCompute(const model::TrainerSetup& setup, Rank rank, const RankScenario* scenario = nullptr);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
+  void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) override;
   // The caller's loop over the floats takes the time it takes, before or after this call, which does not see
   // it: a straggler does not slow it (stretch() of no time is none); the failure check still happens here.
   void charge_elementwise(std::size_t /*n*/, int /*streams*/) override;

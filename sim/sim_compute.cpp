@@ -114,8 +114,17 @@ float SimCompute::forward_backward_hooked(ConstSlice params, Slice grads, const 
 
 void SimCompute::optimizer_step(Slice params, ConstSlice grads) {
   update(params, grads);
+  charge_update(params.count);
+}
+
+void SimCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) {
+  update_range(params, grads, offset, iteration);
+  charge_update(params.count);
+}
+
+void SimCompute::charge_update(std::size_t count) {
   const auto& opt = trainer().optimizer();
-  const auto n = static_cast<double>(params.count);
+  const auto n = static_cast<double>(count);
   const TimeAccount::Scope updating(account_, update_category(host_));
   charge(std::max(n * opt.flops_per_param() / device_.peak_flops, n * opt.bytes_per_param() / device_.mem_bw_Bps) /
          device_.efficiency);

@@ -38,10 +38,12 @@ class SimCompute final : public TrainerCompute {
   // one). With after_forward alone: the forward share of the step time (the device model's forward_time_s),
   // after_forward, the rest.
   float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
+  void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) override;
 
  private:
   void charge(double seconds);
-  void copy_batch();  // from the data host, if the minibatches live there
+  void charge_update(std::size_t n);  // an optimizer step over n floats
+  void copy_batch();                  // from the data host, if the minibatches live there
   // The forward time, and the backward time charged before each layer's ready() (forward order), built on
   // first use.
   struct LayerSchedule {

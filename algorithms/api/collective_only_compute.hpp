@@ -20,6 +20,7 @@ class CollectiveOnlyCompute : public Compute {
   std::vector<std::uint32_t> next_batch_rows() override { return {}; }
   void replace_last_batch_rows(std::span<const std::uint32_t>) override {}
   std::uint64_t raw_batch_bytes() const override { return 0; }
+  void optimizer_step_range(Slice, ConstSlice, std::size_t, std::int64_t) override {}
 
  private:
   std::size_t num_params_;

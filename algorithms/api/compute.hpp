@@ -75,6 +75,15 @@ class Compute {
     }
     return loss;
   }
+
+  // --- Added for the MXNet-style parameter server (algorithms/ps.cpp, issue 17) ---
+  // The experiment's optimizer on floats [offset, offset + params.count) of the parameter vector: `params` and
+  // `grads` hold that range only, the optimizer state used is the one at that offset, and `iteration` is the
+  // number of updates the range has had before (the lr policy, momentum's first step and Adam's bias correction
+  // read it; the counter of optimizer_step is neither read nor advanced). Steps over a partition of the vector
+  // at optimizer_step's iteration equal one optimizer_step, bit for bit. Charged as optimizer_step of
+  // params.count floats.
+  virtual void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) = 0;
 };
 
 }  // namespace dts

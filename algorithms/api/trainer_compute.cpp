@@ -23,6 +23,11 @@ void TrainerCompute::update(Slice params, ConstSlice grads) {
   if (real_) trainer_.optimizer_step(params.data, grads.data);
 }
 
+void TrainerCompute::update_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) {
+  DTS_ASSERT(params.count == grads.count && offset + params.count <= num_params(), "optimizer_step_range: wrong range");
+  if (real_) trainer_.optimizer().step_range(params.data, grads.data, offset, iteration);
+}
+
 std::vector<Slice> TrainerCompute::optimizer_state() {
   std::vector<Slice> out;
   if (!real_) {  // modeled: the buffers the optimizer would keep, without data

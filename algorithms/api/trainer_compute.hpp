@@ -28,6 +28,8 @@ class TrainerCompute : public Compute {
   float train(ConstSlice params, Slice grads);
   // The trainer's optimizer step (nothing with modeled numerics).
   void update(Slice params, ConstSlice grads);
+  // The trainer's optimizer on a range (Compute::optimizer_step_range; nothing with modeled numerics).
+  void update_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration);
   const model::Trainer& trainer() const { return trainer_; }
 
  private:

@@ -30,23 +30,34 @@ Optimizer::Optimizer(const OptimizerConfig& cfg, std::size_t num_params) : cfg_(
 }
 
 // Caffe's "inv": lr * (1 + gamma * iter)^-power, iter = steps taken before this one (0 for the first).
-double Optimizer::lr_now() const {
+double Optimizer::lr_now() const { return lr_at(iter_.load()); }
+
+double Optimizer::lr_at(std::int64_t iteration) const {
   if (cfg_.lr_policy == "inv")
-    return cfg_.lr * std::pow(1.0 + cfg_.lr_gamma * static_cast<double>(iter_.load()), -cfg_.lr_power);
+    return cfg_.lr * std::pow(1.0 + cfg_.lr_gamma * static_cast<double>(iteration), -cfg_.lr_power);
   return cfg_.lr;
 }
 
 void Optimizer::step(std::span<float> params, std::span<const float> grads) {
   DTS_ASSERT(params.size() == n_ && grads.size() == n_, "Optimizer::step: buffers must hold num_params floats");
+  apply(params.data(), grads.data(), 0, n_, iter_.load());
+  ++iter_;
+}
+
+void Optimizer::step_range(std::span<float> params, std::span<const float> grads, std::size_t offset,
+                           std::int64_t iteration) {
+  DTS_ASSERT(params.size() == grads.size() && offset + params.size() <= n_, "Optimizer::step_range: wrong range");
+  apply(params.data(), grads.data(), offset, params.size(), iteration);
+}
+
+void Optimizer::apply(float* p, const float* g, std::size_t offset, std::size_t count, std::int64_t iteration) {
   const Kind kind = kind_of(cfg_.kind);
-  const float lr = static_cast<float>(lr_now()), wd = static_cast<float>(cfg_.weight_decay);
+  const float lr = static_cast<float>(lr_at(iteration)), wd = static_cast<float>(cfg_.weight_decay);
   const float mu = static_cast<float>(cfg_.momentum);
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(n_);
-  float* p = params.data();
-  const float* g = grads.data();
-  const bool first = iter_ == 0;
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(count);
+  const bool first = iteration == 0;
   allocate();  // on the first step: a rank that never steps (a center) needs no state
-  float* m = m_.data();
+  float* m = kind == Kind::kSgd ? nullptr : m_.data() + offset;
 
   if (kind == Kind::kSgd) {
 #pragma omp parallel for schedule(static) if (n > 65536)
@@ -60,12 +71,12 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
       p[i] -= lr * (nesterov ? d + mu * m[i] : m[i]);
     }
   } else {  // Adam: m = b1 m + (1-b1) d; v = b2 v + (1-b2) d^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
-    const double t = static_cast<double>(iter_.load() + 1);
+    const double t = static_cast<double>(iteration + 1);
     const float b1 = static_cast<float>(cfg_.beta1), b2 = static_cast<float>(cfg_.beta2);
     const float eps = static_cast<float>(cfg_.eps);
-    const float step_size = static_cast<float>(lr_now() / (1.0 - std::pow(cfg_.beta1, t)));
+    const float step_size = static_cast<float>(lr_at(iteration) / (1.0 - std::pow(cfg_.beta1, t)));
     const float sqrt_bc2 = static_cast<float>(std::sqrt(1.0 - std::pow(cfg_.beta2, t)));
-    float* v = v_.data();
+    float* v = v_.data() + offset;
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
       const float d = g[i] + wd * p[i];
@@ -74,7 +85,6 @@ void Optimizer::step(std::span<float> params, std::span<const float> grads) {
       p[i] -= step_size * m[i] / (std::sqrt(v[i]) / sqrt_bc2 + eps);
     }
   }
-  ++iter_;
 }
 
 void Optimizer::allocate() {

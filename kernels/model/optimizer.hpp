@@ -43,6 +43,12 @@ class Optimizer {
   std::vector<std::span<float>> state();
   // How many state buffers the kind keeps (0, 1 or 2), without allocating them.
   int state_buffers() const;
+  // Added for the MXNet-style parameter server (issue 17): one step on floats [offset, offset + params.size())
+  // of the parameter vector, with the state at that offset, at iteration `iteration` (the steps this range has
+  // had before: the lr policy, momentum's first step and Adam's bias correction read it). The counter of
+  // step() is neither read nor advanced. Steps over a partition of [0, num_params) at iteration() equal one
+  // step(), bit for bit. Ranges that do not overlap may be stepped concurrently.
+  void step_range(std::span<float> params, std::span<const float> grads, std::size_t offset, std::int64_t iteration);
 
  private:
   OptimizerConfig cfg_;
@@ -51,6 +57,9 @@ class Optimizer {
   std::size_t n_;
   std::atomic<std::int64_t> iter_{0};  // atomic: Hogwild servers step one optimizer concurrently
   void allocate();
+  double lr_at(std::int64_t iteration) const;
+  // The update of floats [offset, offset + n) at `iteration`: step()'s and step_range()'s arithmetic.
+  void apply(float* p, const float* g, std::size_t offset, std::size_t n, std::int64_t iteration);
 };
 
 }  // namespace dts::model

@@ -117,13 +117,24 @@ std::uint64_t QuadraticCompute::raw_batch_bytes() const {
 }
 
 void QuadraticCompute::optimizer_step(Slice params, ConstSlice grads) {
+  DTS_ASSERT(params.count == p_.dim, "optimizer_step: wrong size");
+  update(params, grads, 0);
+}
+
+void QuadraticCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t) {
+  update(params, grads, offset);
+}
+
+void QuadraticCompute::update(Slice params, ConstSlice grads, std::size_t offset) {
+  DTS_ASSERT(params.count == grads.count && offset + params.count <= p_.dim, "optimizer step: wrong range");
   if (p_.momentum == 0) {
-    for (std::size_t k = 0; k < p_.dim; ++k) params.data[k] -= static_cast<float>(p_.lr) * grads.data[k];
+    for (std::size_t k = 0; k < params.count; ++k) params.data[k] -= static_cast<float>(p_.lr) * grads.data[k];
   } else {
     if (b_.empty()) b_.assign(p_.dim, 0.0f);
-    for (std::size_t k = 0; k < p_.dim; ++k) {
-      b_[k] = static_cast<float>(p_.momentum) * b_[k] + grads.data[k];
-      params.data[k] -= static_cast<float>(p_.lr) * b_[k];
+    for (std::size_t k = 0; k < params.count; ++k) {
+      float& b = b_[offset + k];
+      b = static_cast<float>(p_.momentum) * b + grads.data[k];
+      params.data[k] -= static_cast<float>(p_.lr) * b;
     }
   }
   charge_(update_time_s_);

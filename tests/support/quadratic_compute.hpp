@@ -58,9 +58,12 @@ class QuadraticCompute final : public Compute {
   // With layer_ready: a third of the step time as the forward pass, then an equal share of the rest before each
   // block's layer_ready(); with after_forward alone: half, then the other half.
   float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
+  // optimizer_step on a range, with the momentum buffer at its offset (the lr is fixed: `iteration` is unused).
+  void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) override;
 
  private:
   float gradient(ConstSlice params, Slice grads);
+  void update(Slice params, ConstSlice grads, std::size_t offset);
   QuadraticProblem p_;
   std::vector<float> c_;
   std::vector<float> b_;  // momentum buffer
