@@ -9,6 +9,7 @@
 // forced, chunks reduced short of a full line and chunks taken from the node's own copy, the allreduce time in
 // microseconds, and the learner's time waiting for the model lock.
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -36,7 +37,7 @@ void report(Context& ctx, const char* dim, const bidmach::DimStats& s) {
   ctx.recorder.count("allreduce_us_" + d, micros(s.allreduce_s));
 }
 
-void grid_rank(Context& ctx, const GridConfig& cfg) {
+void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
   Compute& compute = ctx.compute;
   const Rank me = ctx.comm.rank();
   NodeModel model;
@@ -45,25 +46,33 @@ void grid_rank(Context& ctx, const GridConfig& cfg) {
   compute.init_params(model.params);
   if (me == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, model.params);
 
+  // The lines: a 2-D grid laid out as the GridMaster lays out nodes joining in rank order, or (dims 1) one line
+  // of every node, mastered by rank 0.
   bidmach::GridLayout layout;
   for (Rank r = 0; r < ctx.comm.size(); ++r) layout.join(r);
   const bidmach::Cell cell = *layout.cell(me);
   const char* names[] = {"row", "column"};
   std::unique_ptr<DimensionLoop> loops[2];
   std::unique_ptr<Activity> activities[2];
-  for (int d = 0; d < 2; ++d) {
+  if (!cfg.train) model.learner_done.store(true);
+  for (int d = 0; d < dims; ++d) {
     const auto dim = static_cast<bidmach::Dim>(d);
     const int index = d == 0 ? cell.row : cell.col;
-    std::vector<Rank> line = layout.line(dim, index);
+    std::vector<Rank> line(static_cast<std::size_t>(ctx.comm.size()));
+    if (dims == 1) {
+      std::iota(line.begin(), line.end(), 0);
+    } else {
+      line = layout.line(dim, index);
+    }
     if (line.size() < 2) continue;  // alone in its line: nothing to average
-    loops[d] =
-        std::make_unique<DimensionLoop>(ctx, model, cfg, d, Group(std::move(line)), layout.line_master(dim, index));
+    const Rank master = dims == 1 ? 0 : layout.line_master(dim, index);
+    loops[d] = std::make_unique<DimensionLoop>(ctx, model, cfg, d, Group(std::move(line)), master);
     activities[d] = ctx.node.spawn(std::string("bidmach-") + names[d], [&loop = *loops[d]] { loop.run(); });
   }
 
   Vec grads = compute.make_vec();
   double lock_wait_s = 0;
-  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+  for (std::int64_t step = 0; cfg.train && step < ctx.steps; ++step) {
     float loss = 0;
     {
       const double asked = ctx.comm.now_s();
@@ -108,7 +117,10 @@ AlgorithmSpec bidmach_grid_spec() {
             cfg.quorum.chunk_floats = static_cast<std::size_t>(r.integer("chunk_floats", 20000, 1, 1'000'000'000));
             cfg.slots = static_cast<int>(r.integer("slots", 3, 1, 64));
             cfg.startup_poll_s = r.number("startup_poll_s", 2.0, 0.0, 3600.0);
-            return [cfg](Context& ctx) { grid_rank(ctx, cfg); };
+            cfg.max_rounds = static_cast<std::uint32_t>(r.integer("max_rounds", 0, 0, 1'000'000));
+            cfg.train = r.boolean("train", true);
+            const int dims = static_cast<int>(r.integer("dims", 2, 1, 2));
+            return [cfg, dims](Context& ctx) { grid_rank(ctx, cfg, dims); };
           }};
 }
 

@@ -163,7 +163,7 @@ void DimensionLoop::tidy() {
 }
 
 void DimensionLoop::master_begin() {
-  if (cfg_.startup_poll_s > 0) {
+  if (cfg_.startup_poll_s > 0 && cfg_.train) {
     while (model_.learner_steps.load() == 0) ctx_.node.sleep_for(cfg_.startup_poll_s);
   }
   post_complete();
@@ -188,7 +188,7 @@ void DimensionLoop::post_complete() {
         const int p = line_.size();
         const int need = std::max(1, static_cast<int>(std::ceil(cfg_.round_quorum * p - 1e-9)));
         ++completions_[r];
-        if (r == current_ && completions_[r] == need && members_done_ < p) start_all(r + 1);
+        if (r == current_ && completions_[r] == need && more_rounds()) start_all(r + 1);
         maybe_stop();
         if (!stop_sent_) post_complete();
       },
@@ -208,9 +208,14 @@ void DimensionLoop::post_done() {
 }
 
 // Once every learner of the line is done and every started round has completed everywhere.
+bool DimensionLoop::more_rounds() const {
+  if (cfg_.max_rounds > 0) return started_ < cfg_.max_rounds;
+  return members_done_ < line_.size();
+}
+
 void DimensionLoop::maybe_stop() {
   const int p = line_.size();
-  if (stop_sent_ || members_done_ < p) return;
+  if (stop_sent_ || members_done_ < p || more_rounds()) return;
   for (int c : completions_) {
     if (c < p) return;
   }

@@ -2,8 +2,9 @@
 // DimensionNode, its Worker slots and, on the line's master node, the LineMaster, as one event loop (a Reactor)
 // run by its own activity beside the learner.
 //   LineMaster: after its node's learner has begun (polled every startup_poll_s), sends Start(0) to every member;
-//   starts round r + 1 once ceil(round_quorum * p) members have completed round r; once every member's learner is
-//   done it starts no more rounds, and when every started round is complete on every member it sends Stop.
+//   starts round r + 1 once ceil(round_quorum * p) members have completed round r, until max_rounds or, without
+//   it, until every member's learner is done; when every started round is complete on every member and every
+//   learner is done it sends Stop.
 //   Member: on Start(r) fetches the model (under the model lock) and runs round r in slot r mod slots, forcing the
 //   round still unfinished in that slot (so a node lags at most `slots` rounds); when round r completes it mixes the
 //   line mean into the live model, m <- (1 - alpha) m + alpha mean, under the lock, and reports Complete(r).
@@ -25,6 +26,8 @@ struct GridConfig {
   double round_quorum = 1;           // theta_a
   int slots = 3;                     // roundWorkerPerDimNum
   double startup_poll_s = 2;         // the communicator polls for the learner's first step
+  std::uint32_t max_rounds = 0;      // rounds per line (maxRound); 0: until the line's learners are done
+  bool train = true;                 // false: no learner, the rounds alone (the raw allreduce, B4)
 };
 
 // What the learner and the two dimension loops of a node share.
@@ -72,6 +75,7 @@ class DimensionLoop {
   void post_complete();
   void post_done();
   void start_all(std::uint32_t r);
+  bool more_rounds() const;  // whether the LineMaster starts another round
   void maybe_stop();
   void control(Rank to, Tag tag, std::vector<float> payload);
 

@@ -1,0 +1,51 @@
+// BIDMach's grid (issue 17) on MPI against the simulator, from the same experiment file: the rounds alone
+// (no learner) run the same protocol on both backends, round for round and message for message; with learners
+// the interleaving of training and averaging is real, so the run is only required to train.
+#include <catch2/catch.hpp>
+
+#include "tests/data/idx_writer.hpp"
+#include "tests/golden/cli_harness.hpp"
+#include "tests/realexec/mpi_harness.hpp"
+
+namespace fs = std::filesystem;
+using dts::data::testing::TempDir;
+using dts::test::mpirun_dtsim;
+using dts::test::summary_of;
+using dts::test::write_json;
+
+TEST_CASE("realexec: bidmach_grid runs the simulator's rounds on MPI, and trains", "[mpi]") {
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["algorithm"] = {{"name", "bidmach_grid"},
+                      {"workers", 4},
+                      {"batch_size", 16},
+                      {"startup_poll_s", 0},
+                      {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  exp["run"] = {{"steps", 32}, {"eval_every_steps", 16}, {"log_every_steps", 8}};
+  // logreg on 6 x 6 inputs: 370 floats, blocks of 185 in lines of 2, chunks of 40: 5 per block.
+  exp["variants"] = {{{"name", "rounds"}, {"algorithm", {{"train", false}, {"max_rounds", 5}, {"chunk_floats", 40}}}},
+                     {{"name", "train"}}};
+  write_json(tmp / "grid.json", exp);
+  const auto sim =
+      dts::test::run_dtsim("run " + (tmp / "grid.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  const auto mpi = mpirun_dtsim(4, (tmp / "grid.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  const auto s = summary_of(tmp / "sim" / "rounds"), m = summary_of(tmp / "mpi" / "rounds");
+  for (const char* dim : {"row", "column"}) {
+    INFO(dim);
+    CHECK(s["counters"][std::string("rounds_") + dim] == 4 * 5);  // every node completes the 5 rounds of each line
+    CHECK(m["counters"][std::string("rounds_") + dim] == 4 * 5);
+    CHECK(m["counters"][std::string("chunks_missing_") + dim] == 0);
+  }
+  CHECK(m["messages"] == s["messages"]);
+  CHECK(m["bytes_sent_per_rank"] == s["bytes_sent_per_rank"]);
+  for (const char* backend : {"sim", "mpi"}) {
+    INFO(backend);
+    const auto t = summary_of(tmp / backend / "train");
+    CHECK(t["test_accuracy"].get<double>() > 0.5);
+    CHECK(t["counters"]["rounds_row"].get<int>() > 0);
+  }
+}
