@@ -62,13 +62,7 @@ void DimensionLoop::run() {
   if (is_master_) master_begin();
   while (!stopped_ || std::any_of(slots_.begin(), slots_.end(), [](auto& s) { return s != nullptr; }) ||
          !draining_.empty()) {
-    if (reactor_.pending() == 0) {  // only sends left to finish
-      DTS_ASSERT(stopped_ && std::all_of(slots_.begin(), slots_.end(), [](auto& s) { return s == nullptr; }),
-                 "bidmach: a round waits for nothing");
-      for (auto& s : draining_) s->round->wait_sends();
-      draining_.clear();
-      break;
-    }
+    DTS_ASSERT(reactor_.pending() > 0, "bidmach: a round waits for nothing");
     reactor_.run_one();
     tidy();
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string>
 #include <utility>
 
@@ -69,13 +70,40 @@ Chunk QuorumRound::chunk(int b, std::size_t c) const {
 }
 
 void QuorumRound::send(int member, Tag tag, ConstSlice part) {
-  SendOptions o{.modeled_bytes = std::nullopt, .borrow = true, .round = round_};
-  if (modeled_bytes_) o.modeled_bytes = n_ == 0 ? *modeled_bytes_ : *modeled_bytes_ * part.count / n_;
-  sends_.push_back(comm_.isend(line_.world_rank(member), tag, part, o));
+  outbox_[static_cast<std::size_t>(member)].push_back({tag, part});
+  ++sending_;
+  pump(member);
+}
+
+// A member's messages to one peer go out in order, at most kWindow in flight (a TCP connection between the two
+// nodes, as Akka's remoting has): the network sees a few flows per pair, not one per chunk.
+void QuorumRound::pump(int member) {
+  const auto m = static_cast<std::size_t>(member);
+  while (in_flight_[m] < kWindow && !outbox_[m].empty()) {
+    const auto [tag, part] = outbox_[m].front();
+    outbox_[m].pop_front();
+    SendOptions o{.modeled_bytes = std::nullopt, .borrow = true, .round = round_};
+    if (modeled_bytes_) o.modeled_bytes = n_ == 0 ? *modeled_bytes_ : *modeled_bytes_ * part.count / n_;
+    ++in_flight_[m];
+    reactor_->post(comm_.isend(line_.world_rank(member), tag, part, o), [this, member](const Comm::Completion& got) {
+      if (got.status != Status::kOk && got.status != Status::kPeerFailed)
+        throw CommError(std::string("quorum allreduce: ") + to_string(got.status));
+      auto& outbox = outbox_[static_cast<std::size_t>(member)];
+      --in_flight_[static_cast<std::size_t>(member)];
+      --sending_;
+      if (got.status == Status::kPeerFailed) {  // nobody to send to
+        sending_ -= outbox.size();
+        outbox.clear();
+      }
+      pump(member);
+    });
+  }
 }
 
 void QuorumRound::start(Reactor& reactor) {
   reactor_ = &reactor;
+  outbox_.resize(static_cast<std::size_t>(p_));
+  in_flight_.assign(static_cast<std::size_t>(p_), 0);
   for (int k = 1; k < p_; ++k) {  // the staggered order: not everyone at one peer first
     const int dst = (me_ + k) % p_;
     for (std::size_t c = 0; c < chunks(dst); ++c) {
@@ -212,23 +240,7 @@ void QuorumRound::cancel_receives(std::vector<Reactor::Ticket>& tickets) {
   }
 }
 
-bool QuorumRound::drained() {
-  std::erase_if(sends_, [](Request& r) {
-    if (!r.test()) return false;
-    const Status s = r.wait(0);
-    if (s != Status::kOk && s != Status::kPeerFailed) throw CommError(std::string("quorum allreduce: ") + to_string(s));
-    return true;
-  });
-  return sends_.empty();
-}
-
-void QuorumRound::wait_sends() {
-  for (Request& r : sends_) {
-    const Status s = r.wait();
-    if (s != Status::kOk && s != Status::kPeerFailed) throw CommError(std::string("quorum allreduce: ") + to_string(s));
-  }
-  sends_.clear();
-}
+bool QuorumRound::drained() const { return sending_ == 0; }
 
 QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, Slice data, QuorumTags tags, Round round,
                               const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes) {
@@ -238,8 +250,7 @@ QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, S
   QuorumRound r(comm, compute, line, tags, round, cfg, std::move(mine), modeled_bytes,
                 [data](ConstSlice out) { rules::copy(data, out); });
   r.start(reactor);
-  while (!r.retired()) reactor.run_one();
-  r.wait_sends();
+  while (!r.retired() || !r.drained()) reactor.run_one();
   comm.drop_stale(tags.scatter, round + 1);  // late contributions of members slower than the quorum
   comm.drop_stale(tags.reduce, round + 1);
   return r.counts();

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -65,9 +66,9 @@ class QuorumRound {
   Round round() const { return round_; }
   bool completed() const { return completed_; }
   bool retired() const { return retired_; }
-  // Whether every send has completed (tests them); the round may be destroyed then, not before.
-  bool drained();
-  void wait_sends();
+  // Whether every send has completed; the round may be destroyed then, not before (its sends' handlers are on
+  // the reactor until they complete).
+  bool drained() const;
   const QuorumCounts& counts() const { return counts_; }
 
   // Block b's floats [offset, offset + count) of the p-way split of n.
@@ -77,6 +78,7 @@ class QuorumRound {
   Chunk chunk(int b, std::size_t c) const;  // chunk c of block b
   std::size_t chunks(int b) const;
   void send(int member, Tag tag, ConstSlice part);
+  void pump(int member);
   void post_scatter(int k);
   void post_reduce(int k);
   void on_scatter(int k, const Comm::Completion& got);
@@ -104,7 +106,15 @@ class QuorumRound {
   std::vector<bool> reduced_;
   std::size_t mine_reduced_ = 0, received_ = 0;
   std::vector<Reactor::Ticket> scatter_rx_, reduce_rx_;  // per member: the pending receive (0: none)
-  std::vector<Request> sends_;
+  static constexpr int kWindow = 2;
+  struct Outgoing {
+    Tag tag;
+    ConstSlice part;
+  };
+  std::vector<std::deque<Outgoing>> outbox_;  // per member: messages not yet sent
+  std::vector<int> in_flight_;                // per member: sends not yet complete
+  std::size_t sending_ = 0;                   // sends queued or in flight
+
   bool completed_ = false, retired_ = false;
   QuorumCounts counts_;
 };
