@@ -163,7 +163,13 @@ void QuorumRound::on_scatter(int k, std::size_t c, const Comm::Completion& got) 
   }
   require_ok(got.status, got.source, "quorum allreduce");
   in.got[c] = true;
-  if (!reduced_[c] && static_cast<std::size_t>(++have_[c]) >= need_reduce_) reduce(c);
+  // Counted in chunk order, whatever order the reactor ran the handlers in: then every member that has
+  // contributed chunk c + 1 has contributed chunk c, my chunks reach their quorum in order, and my reduced chunks
+  // go out in the order the members' receives for them were posted.
+  while (in.counted < in.got.size() && in.got[in.counted]) {
+    const std::size_t next = in.counted++;
+    if (!reduced_[next] && static_cast<std::size_t>(++have_[next]) >= need_reduce_) reduce(next);
+  }
   post_scatter(k);
   check_complete();
   check_retired();
@@ -192,7 +198,7 @@ void QuorumRound::reduce(std::size_t c) {
   bool first = true;
   for (int k = 0; k < p_; ++k) {  // the contributions held, in member order
     const auto kk = static_cast<std::size_t>(k);
-    if (k != me_ && !scatter_in_[kk].got[c]) continue;
+    if (k != me_ && scatter_in_[kk].counted <= c) continue;  // as have_ counts
     const ConstSlice part = k == me_ ? ConstSlice(data_).sub(ch.offset, ch.count)
                                      : ConstSlice(contributions_).sub(kk * mine + ch.offset - mine_offset, ch.count);
     if (first) {

@@ -88,9 +88,9 @@ class QuorumRound {
   void complete();
   void check_retired();
   // What arrives from one member in one direction: chunks posted so far (in order), those pending and their
-  // tickets, those received.
+  // tickets, those received, and (scatter) how many of them, in order, are counted toward the quorums.
   struct Inbound {
-    std::size_t posted = 0;
+    std::size_t posted = 0, counted = 0;
     int outstanding = 0;
     bool failed = false;
     std::vector<bool> got;

@@ -38,10 +38,25 @@ nlohmann::json counts_json(const QuorumCounts& c) {
   return {{"chunks", c.chunks}, {"short", c.short_reduced}, {"missing", c.missing}, {"forced", c.forced}};
 }
 
+// Charges every reduction 1 ms, so that a member is busy while more chunks arrive and the reactor finds several
+// completed at once, and runs their handlers in slot order, not chunk order (a round that counted contributions
+// in handler order sent its reduced chunks out of order, into receives of the wrong size: B1 at 16 nodes).
+class SlowAdds final : public dts::CollectiveOnlyCompute {
+ public:
+  explicit SlowAdds(dts::sim::SimNode* node) : node_(node) {}
+  void charge_elementwise(std::size_t, int) override {
+    if (node_ != nullptr) node_->sleep_for(1e-3);
+  }
+
+ private:
+  dts::sim::SimNode* node_;
+};
+
 // Every member runs one blocking round; member `late` starts `delay_s` late.
-nlohmann::json run_round(int P, std::size_t n, const QuorumConfig& cfg, int late = -1, double delay_s = 0) {
+nlohmann::json run_round(int P, std::size_t n, const QuorumConfig& cfg, int late = -1, double delay_s = 0,
+                         bool slow_adds = false) {
   auto out = dts::test::simulate(dts::test::pinned_star(P, 1e9, 10e-6), P, [&](auto& comm, auto& node, auto& o) {
-    dts::CollectiveOnlyCompute compute;
+    SlowAdds compute(slow_adds ? &node : nullptr);
     std::vector<float> v = contribution(comm.rank(), n);
     if (comm.rank() == late) node.sleep_for(delay_s);
     const QuorumCounts c =
@@ -68,17 +83,18 @@ TEST_CASE("quorum allreduce: blocks of ceil(n / p), the last shorter", "[sim][co
 TEST_CASE("quorum allreduce: every quorum at 1 gives the exact line mean, 2 (p - 1) messages per chunk",
           "[sim][collectives][bidmach]") {
   const int P = GENERATE(2, 3, 4, 5);
-  const std::size_t n = 23;
+  const bool slow_adds = GENERATE(false, true);
+  const std::size_t n = slow_adds ? 301 : 23;
   QuorumConfig cfg;
   cfg.chunk_floats = 3;
-  INFO("P = " << P);
-  const auto out = run_round(P, n, cfg);
+  INFO("P = " << P << (slow_adds ? ", reductions take time" : ""));
+  const auto out = run_round(P, n, cfg, -1, 0, slow_adds);
   std::vector<int> all(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) all[static_cast<std::size_t>(r)] = r;
   std::vector<float> want(n);
   for (std::size_t i = 0; i < n; ++i) want[i] = mean_of(all, i, n);
   std::size_t chunks = 0, floats_per_block = (n + P - 1) / P;
-  for (int b = 0; b < P; ++b) chunks += (QuorumRound::block(n, P, b).count + 2) / 3;
+  for (int b = 0; b < P; ++b) chunks += (QuorumRound::block(n, P, b).count + 2) / 3;  // 3-float chunks
   CHECK(out["messages"] == 2 * (P - 1) * chunks);
   for (int r = 0; r < P; ++r) {
     INFO("member " << r);
