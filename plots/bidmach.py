@@ -161,7 +161,7 @@ def b5(root, out):
 def b4(root, out):
     print("B4 raw grid allreduce alone (train false), max_rounds rounds per dimension: bandwidth = bytes sent + "
           "received per node / run time (simulated: a prediction; mpi_: wall time of 4 ranks on ONE machine over "
-          "loopback TCP, including the run's set-up, not the p2.xlarge network)\n")
+          "loopback TCP (summary.json's wall_time_s), not the p2.xlarge network)\n")
     body, pts = [], {}
     for name, d in variants(root).items():
         s = load(os.path.join(d, "summary.json"))
@@ -196,24 +196,40 @@ def grid_row(name, d):
     rates = rank_rates(d)
     dims = int(config(d)["algorithm"].get("dims", 2))
     per_node = (c["rounds_row"] + c["rounds_column"]) / n
+    in_training = (c["rounds_in_training_row"] + c["rounds_in_training_column"]) / n
+    last = {}
+    for r in rows(d):
+        if r["kind"] == "train":
+            last[r["rank"]] = float(r["time_s"])
+    train_s = sum(last.values()) / len(last) - START_S
     return [name, throughput(d), throughput(d) / n, min(x for x in rates.values() if x), per_node,
-            per_node / dims / (s["simulated_time_s"] - START_S), c["rounds_forced_row"], c["rounds_forced_column"],
+            in_training / dims / train_s, c["rounds_forced_row"], c["rounds_forced_column"],
             c["chunks_short_reduced_row"] + c["chunks_short_reduced_column"],
             c["chunks_missing_row"] + c["chunks_missing_column"], c["learner_lock_wait_us"] / 1e6 / n,
             s["simulated_time_s"]]
 
 
 GRID_HEAD = ["variant", "samples/s", "per-node samples/s", "slowest node samples/s", "rounds per node (both dims)",
-             "line round rate /s", "forced rounds, row", "forced rounds, column", "chunks reduced short", "chunks from own copy",
+             "line round rate /s during training", "forced rounds, row", "forced rounds, column", "chunks reduced short", "chunks from own copy",
              "learner lock wait s per node", "simulated s"]
 
 
 def b7(root, out):
     print("B7 16 nodes (4x4), rank 5 slowed 3x, quorums (reduce, complete, round) 1.0 vs 0.7 (prediction). "
-          "Forced rounds and chunk counts summed over nodes; line round rate: rounds per line / (simulated time - 2 s "
-          "start-up), the rounds after the last step included\n")
+          "Forced rounds and chunk counts summed over nodes; line round rate: rounds per line that "
+          "completed during training / (the nodes' mean time of their last step - 2 s start-up); rounds per node: "
+          "all of the run, the ones after the last step included\n")
     order = sorted(variants(root).items(), key=lambda nd: (nd[0] != "none_q1.0", -float(nd[0].split("_q")[-1])))
     print(table(GRID_HEAD, [grid_row(n, d) for n, d in order]))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, (name, d) in enumerate(order):
+        rates = rank_rates(d)
+        ax.bar([r + (i - 1) * 0.27 for r in rates], list(rates.values()), width=0.27, label=name)
+    ax.set(xlabel="rank", ylabel="samples/s (simulated)", title="B7: per-node throughput, rank 5 slowed 3x (prediction)")
+    ax.set_ylim(0, 1.3 * max(max(rank_rates(d).values()) for _, d in order))
+    ax.legend(loc="upper center", ncol=3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
 
 
 def b8(root, out):
