@@ -2,8 +2,10 @@
 #include "realexec/bench_allreduce_mpi.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "algorithms/api/collective_only_compute.hpp"
+#include "algorithms/collectives/quorum_allreduce.hpp"
 #include "realexec/mpi_check.hpp"
 #include "realexec/mpi_comm.hpp"
 
@@ -34,20 +36,33 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
   const int P = comm.size();
   const float expect = static_cast<float>(P * (P + 1) / 2);
   std::vector<float> buffer(max_bytes / sizeof(float));
+  Round round = 0;  // grid: every call a round of its own, on tags of its own (it gives up their old rounds)
 
   std::vector<AllreduceTiming> out;
   for (const auto bytes : spec.sizes_bytes) {
     const std::size_t n = bytes / sizeof(float);
     const Slice data(std::span<float>(buffer).first(n));
-    for (const auto algo : spec.algos) {
-      const auto call = [&] { collectives::allreduce(algo, comm, compute, everyone, data, kBenchTag); };
+    for (const std::string& algo : spec.algos) {
+      std::function<void()> call;
+      float want = expect;
+      if (algo == "grid") {
+        want = expect * (1.0f / static_cast<float>(P));  // a mean; exact for rank + 1 at small P
+        call = [&] {
+          collectives::quorum_allreduce(comm, &compute, everyone, data, {kBenchTag + 1, kBenchTag + 2}, ++round, {});
+        };
+      } else {
+        call = [&, kind = collectives::parse_allreduce_algo(algo, "--algos")] {
+          collectives::allreduce(kind, comm, compute, everyone, data, kBenchTag);
+        };
+      }
       AllreduceTiming t;
       t.algo = algo;
       t.bytes = bytes;
-      // 1. Warm-up 1 on rank + 1 everywhere, checked: every element must be P (P + 1) / 2 exactly.
+      // 1. Warm-up 1 on rank + 1 everywhere, checked: every element must be P (P + 1) / 2 exactly (the mean for
+      //    grid).
       std::fill(data.data.begin(), data.data.end(), static_cast<float>(comm.rank() + 1));
       call();
-      const bool ok = std::all_of(data.data.begin(), data.data.end(), [&](float v) { return v == expect; });
+      const bool ok = std::all_of(data.data.begin(), data.data.end(), [&](float v) { return v == want; });
       t.result_ok = session.min_over_ranks(ok ? 1 : 0) == 1;
       // 2. Warm-up 2 on zeros, which stay zeros however often they are summed.
       std::fill(data.data.begin(), data.data.end(), 0.0f);

@@ -4,10 +4,13 @@
 // about budget_s / reps (1..1000 calls); then `reps` repetitions, each a barrier and `iters` back-to-back
 // allreduces, timed as the maximum over ranks. The sum is checked once per size and algorithm.
 // The collectives are in place (the peer is out of place): the buffer holds rank + 1 for the check, zeros
-// while timed, so that repeated sums stay finite.
+// while timed, so that repeated sums stay finite. Besides the allreduces, `grid`: BIDMach's line round
+// (collectives/quorum_allreduce.hpp) over all ranks as one line, every quorum at 1, chunks of 20,000 floats;
+// it averages, so its check is the mean.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "algorithms/collectives/collectives.hpp"
@@ -17,13 +20,13 @@ namespace dts::mpi {
 
 struct AllreduceBenchSpec {
   std::vector<std::uint64_t> sizes_bytes;  // each a positive multiple of 4 (floats)
-  std::vector<collectives::AllreduceAlgo> algos;
+  std::vector<std::string> algos;          // ring, tree, hypercube, grid
   int reps = 7;
   double budget_s = 2.1;  // per size and algorithm, over all repetitions
 };
 
 struct AllreduceTiming {
-  collectives::AllreduceAlgo algo = collectives::AllreduceAlgo::kRing;
+  std::string algo;
   std::uint64_t bytes = 0;
   int iters = 0;                   // calls per repetition
   std::vector<double> per_call_s;  // one per repetition: its mean time per call, maximum over ranks
@@ -31,7 +34,8 @@ struct AllreduceTiming {
 };
 
 // Collective over MPI_COMM_WORLD: every rank calls it with the same spec and gets the same timings, in
-// (size, algorithm) order. Runs the collectives over an MpiComm of its own, as the algorithms do.
+// (size, algorithm) order. Throws InputError naming --algos for an unknown algorithm. Runs the collectives over an
+// MpiComm of its own, as the algorithms do.
 std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const AllreduceBenchSpec& spec);
 
 }  // namespace dts::mpi

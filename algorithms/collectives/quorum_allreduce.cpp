@@ -51,12 +51,14 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
   for (int b = 0; b < p_; ++b) counts_.chunks += chunks(b);
   need_reduce_ = quorum(cfg.reduce, static_cast<std::size_t>(p_));
   need_complete_ = quorum(cfg.complete, counts_.chunks);
-  scatter_got_.assign(static_cast<std::size_t>(p_), 0);
-  reduce_got_.assign(static_cast<std::size_t>(p_), 0);
+  scatter_in_.resize(static_cast<std::size_t>(p_));
+  reduce_in_.resize(static_cast<std::size_t>(p_));
+  for (int k = 0; k < p_; ++k) {
+    scatter_in_[static_cast<std::size_t>(k)].resize(chunks(me_));
+    reduce_in_[static_cast<std::size_t>(k)].resize(chunks(k));
+  }
   have_.assign(chunks(me_), 1);  // my own contribution
   reduced_.assign(chunks(me_), false);
-  scatter_rx_.assign(static_cast<std::size_t>(p_), 0);
-  reduce_rx_.assign(static_cast<std::size_t>(p_), 0);
 }
 
 std::size_t QuorumRound::chunks(int b) const {
@@ -123,45 +125,60 @@ void QuorumRound::start(Reactor& reactor) {
   check_retired();
 }
 
+// Receives from one member are posted kWindow ahead, chunk after chunk: the pair's messages of one tag and round
+// match them in the order they were sent.
 void QuorumRound::post_scatter(int k) {
-  const auto kk = static_cast<std::size_t>(k);
-  const std::size_t c = scatter_got_[kk];
-  if (retired_ || c >= chunks(me_)) return;
-  const Chunk ch = chunk(me_, c);
-  const std::size_t mine = block(n_, p_, me_).count;
-  const Slice into = Slice(contributions_).sub(kk * mine + (ch.offset - block(n_, p_, me_).offset), ch.count);
-  scatter_rx_[kk] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.scatter, into, RecvOptions{.round = round_}),
-                                   [this, k](const Comm::Completion& got) { on_scatter(k, got); });
+  Inbound& in = scatter_in_[static_cast<std::size_t>(k)];
+  const std::size_t mine_offset = block(n_, p_, me_).offset, mine = block(n_, p_, me_).count;
+  while (!retired_ && !in.failed && in.outstanding < kWindow && in.posted < chunks(me_)) {
+    const std::size_t c = in.posted++;
+    const Chunk ch = chunk(me_, c);
+    const Slice into =
+        Slice(contributions_).sub(static_cast<std::size_t>(k) * mine + ch.offset - mine_offset, ch.count);
+    ++in.outstanding;
+    in.tickets[c] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.scatter, into, RecvOptions{.round = round_}),
+                                   [this, k, c](const Comm::Completion& got) { on_scatter(k, c, got); });
+  }
 }
 
 void QuorumRound::post_reduce(int k) {
-  const auto kk = static_cast<std::size_t>(k);
-  const std::size_t c = reduce_got_[kk];
-  if (completed_ || c >= chunks(k)) return;
-  const Chunk ch = chunk(k, c);
-  reduce_rx_[kk] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.reduce, Slice(out_).sub(ch.offset, ch.count),
-                                              RecvOptions{.round = round_}),
-                                  [this, k](const Comm::Completion& got) { on_reduce(k, got); });
+  Inbound& in = reduce_in_[static_cast<std::size_t>(k)];
+  while (!completed_ && !in.failed && in.outstanding < kWindow && in.posted < chunks(k)) {
+    const std::size_t c = in.posted++;
+    const Chunk ch = chunk(k, c);
+    ++in.outstanding;
+    in.tickets[c] = reactor_->post(comm_.irecv(line_.world_rank(k), tags_.reduce, Slice(out_).sub(ch.offset, ch.count),
+                                               RecvOptions{.round = round_}),
+                                   [this, k, c](const Comm::Completion& got) { on_reduce(k, c, got); });
+  }
 }
 
-void QuorumRound::on_scatter(int k, const Comm::Completion& got) {
-  const auto kk = static_cast<std::size_t>(k);
-  scatter_rx_[kk] = 0;
-  if (got.status == Status::kPeerFailed) return;  // nothing more from k: its chunks wait for force()
+void QuorumRound::on_scatter(int k, std::size_t c, const Comm::Completion& got) {
+  Inbound& in = scatter_in_[static_cast<std::size_t>(k)];
+  in.tickets[c] = 0;
+  --in.outstanding;
+  if (got.status == Status::kPeerFailed) {  // nothing more from k: its chunks wait for force()
+    in.failed = true;
+    return;
+  }
   require_ok(got.status, got.source, "quorum allreduce");
-  const std::size_t c = scatter_got_[kk]++;
+  in.got[c] = true;
   if (!reduced_[c] && static_cast<std::size_t>(++have_[c]) >= need_reduce_) reduce(c);
   post_scatter(k);
   check_complete();
   check_retired();
 }
 
-void QuorumRound::on_reduce(int k, const Comm::Completion& got) {
-  const auto kk = static_cast<std::size_t>(k);
-  reduce_rx_[kk] = 0;
-  if (got.status == Status::kPeerFailed) return;  // k's block stays missing
+void QuorumRound::on_reduce(int k, std::size_t c, const Comm::Completion& got) {
+  Inbound& in = reduce_in_[static_cast<std::size_t>(k)];
+  in.tickets[c] = 0;
+  --in.outstanding;
+  if (got.status == Status::kPeerFailed) {  // k's block stays missing
+    in.failed = true;
+    return;
+  }
   require_ok(got.status, got.source, "quorum allreduce");
-  ++reduce_got_[kk];
+  in.got[c] = true;
   ++received_;
   post_reduce(k);
   check_complete();
@@ -175,7 +192,7 @@ void QuorumRound::reduce(std::size_t c) {
   bool first = true;
   for (int k = 0; k < p_; ++k) {  // the contributions held, in member order
     const auto kk = static_cast<std::size_t>(k);
-    if (k != me_ && scatter_got_[kk] <= c) continue;
+    if (k != me_ && !scatter_in_[kk].got[c]) continue;
     const ConstSlice part = k == me_ ? ConstSlice(data_).sub(ch.offset, ch.count)
                                      : ConstSlice(contributions_).sub(kk * mine + ch.offset - mine_offset, ch.count);
     if (first) {
@@ -204,11 +221,11 @@ void QuorumRound::check_complete() {
 
 void QuorumRound::complete() {
   completed_ = true;
-  cancel_receives(reduce_rx_);
+  cancel_receives(reduce_in_);
   for (int b = 0; b < p_; ++b) {  // what never arrived: my own copy
     const auto bb = static_cast<std::size_t>(b);
-    for (std::size_t c = b == me_ ? 0 : reduce_got_[bb]; c < chunks(b); ++c) {
-      if (b == me_ && reduced_[c]) continue;
+    for (std::size_t c = 0; c < chunks(b); ++c) {
+      if (b == me_ ? reduced_[c] : reduce_in_[bb].got[c]) continue;
       const Chunk ch = chunk(b, c);
       rules::copy(Slice(out_).sub(ch.offset, ch.count), ConstSlice(data_).sub(ch.offset, ch.count));
       ++counts_.missing;
@@ -220,7 +237,7 @@ void QuorumRound::complete() {
 void QuorumRound::check_retired() {
   if (retired_ || !completed_ || mine_reduced_ < reduced_.size()) return;
   retired_ = true;
-  cancel_receives(scatter_rx_);
+  cancel_receives(scatter_in_);
 }
 
 void QuorumRound::force() {
@@ -233,10 +250,13 @@ void QuorumRound::force() {
   check_retired();
 }
 
-void QuorumRound::cancel_receives(std::vector<Reactor::Ticket>& tickets) {
-  for (Reactor::Ticket& t : tickets) {
-    if (t != 0) reactor_->cancel(t);
-    t = 0;
+void QuorumRound::cancel_receives(std::vector<Inbound>& from) {
+  for (Inbound& in : from) {
+    for (Reactor::Ticket& t : in.tickets) {
+      if (t != 0) reactor_->cancel(t);
+      t = 0;
+    }
+    in.outstanding = 0;
   }
 }
 

@@ -81,13 +81,26 @@ class QuorumRound {
   void pump(int member);
   void post_scatter(int k);
   void post_reduce(int k);
-  void on_scatter(int k, const Comm::Completion& got);
-  void on_reduce(int k, const Comm::Completion& got);
+  void on_scatter(int k, std::size_t c, const Comm::Completion& got);
+  void on_reduce(int k, std::size_t c, const Comm::Completion& got);
   void reduce(std::size_t c);
   void check_complete();
   void complete();
   void check_retired();
-  void cancel_receives(std::vector<Reactor::Ticket>& tickets);
+  // What arrives from one member in one direction: chunks posted so far (in order), those pending and their
+  // tickets, those received.
+  struct Inbound {
+    std::size_t posted = 0;
+    int outstanding = 0;
+    bool failed = false;
+    std::vector<bool> got;
+    std::vector<Reactor::Ticket> tickets;  // per chunk; 0: none pending
+    void resize(std::size_t chunks) {
+      got.assign(chunks, false);
+      tickets.assign(chunks, 0);
+    }
+  };
+  void cancel_receives(std::vector<Inbound>& from);
 
   Comm& comm_;
   Compute* compute_;
@@ -101,11 +114,10 @@ class QuorumRound {
   Reactor* reactor_ = nullptr;
   int p_, me_;
   std::size_t n_, need_reduce_, need_complete_;
-  std::vector<std::size_t> scatter_got_, reduce_got_;  // per member: chunks received so far, in order
-  std::vector<int> have_;                              // per chunk of my block: contributions held
+  std::vector<Inbound> scatter_in_, reduce_in_;  // per member: my block's chunks from it; its block's reduced ones
+  std::vector<int> have_;                        // per chunk of my block: contributions held
   std::vector<bool> reduced_;
   std::size_t mine_reduced_ = 0, received_ = 0;
-  std::vector<Reactor::Ticket> scatter_rx_, reduce_rx_;  // per member: the pending receive (0: none)
   static constexpr int kWindow = 2;
   struct Outgoing {
     Tag tag;

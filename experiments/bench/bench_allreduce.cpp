@@ -1,6 +1,7 @@
-// `dtsim bench allreduce`, under `mpirun -np N`: our ring and tree allreduce (algorithms/collectives) on the
-// MPI backend, timed as peers/mpi_allreduce.c times MPI_Allreduce (realexec/bench_allreduce_mpi.hpp), and
-// printed in the same columns, so that scripts/bench/allreduce_vs_openmpi can put the two side by side.
+// `dtsim bench allreduce`, under `mpirun -np N`: our ring and tree allreduce (algorithms/collectives; also
+// hypercube, and BIDMach's grid line round) on the MPI backend, timed as peers/mpi_allreduce.c times MPI_Allreduce
+// (realexec/bench_allreduce_mpi.hpp), and printed in the same columns, so that scripts/bench/allreduce_vs_openmpi can
+// put the two side by side.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -33,7 +34,10 @@ mpi::AllreduceBenchSpec spec_of(const AllreduceOptions& o) {
   if (o.reps < 1) throw InputError("--reps", "must be at least 1");
   if (!(o.budget_s > 0)) throw InputError("--budget-s", "must be positive");
   spec.sizes_bytes = o.sizes_bytes;
-  for (const auto& a : o.algos) spec.algos.push_back(collectives::parse_allreduce_algo(a, "--algos"));
+  for (const auto& a : o.algos) {
+    if (a != "grid") collectives::parse_allreduce_algo(a, "--algos");  // throws for an unknown name
+    spec.algos.push_back(a);
+  }
   spec.reps = o.reps;
   spec.budget_s = o.budget_s;
   return spec;
@@ -64,7 +68,7 @@ int run_allreduce(const AllreduceOptions& o) {
   for (const auto& t : timings) {
     const Stats s = stats_of(t.per_call_s);
     const double algbw = static_cast<double>(t.bytes) / s.median / 1e9;
-    std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n", collectives::to_string(t.algo),
+    std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n", t.algo.c_str(),
                 static_cast<unsigned long long>(t.bytes), t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw,
                 algbw * 2.0 * (P - 1) / P, t.result_ok ? "" : "  RESULT-CHECK-FAILED");
     std::fflush(stdout);
@@ -88,7 +92,9 @@ Command add_bench_allreduce(CLI::App& bench) {
       "under mpirun -np N");
   app->add_option("--sizes", o->sizes_bytes, "message sizes in bytes, comma-separated (default: the peer's)")
       ->delimiter(',');
-  app->add_option("--algos", o->algos, "ring, tree (comma-separated)")->delimiter(',');
+  app->add_option("--algos", o->algos,
+                  "ring, tree, hypercube, grid (BIDMach's line round over all ranks, quorums 1; comma-separated)")
+      ->delimiter(',');
   app->add_option("--reps", o->reps, "repetitions per size (default 7)");
   app->add_option("--budget-s", o->budget_s, "seconds per size and algorithm over all repetitions (default 2.1)");
   return {app, [o] { return run_allreduce(*o); }};

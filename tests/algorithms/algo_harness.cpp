@@ -95,6 +95,13 @@ AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t step
   return run;
 }
 
+nlohmann::json run_quadratic_ok(const AlgoRun& run) {
+  nlohmann::json out = run_quadratic(run);
+  INFO(out.dump());
+  REQUIRE(!out.contains("error"));
+  return out;
+}
+
 double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p) {
   const auto x = result.at("final").get<std::vector<double>>();
   const auto m = p.mean_target();

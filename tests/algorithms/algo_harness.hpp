@@ -34,6 +34,9 @@ AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t step
 // {"error": what} if the run threw.
 nlohmann::json run_quadratic(const AlgoRun& run);
 
+// run_quadratic, then a test failure (with the outcome) if the run threw.
+nlohmann::json run_quadratic_ok(const AlgoRun& run);
+
 // max_k |x_k - mean_k| of the final model against the closed-form answer.
 double distance_to_answer(const nlohmann::json& result, const QuadraticProblem& p);
 

@@ -9,18 +9,12 @@
 #include "algorithms/bidmach/dimension_loop.hpp"
 #include "tests/algorithms/algo_harness.hpp"
 #include "tests/sim/sim_harness.hpp"
+#include "tests/support/null_recorder.hpp"
 
 using dts::test::AlgoRun;
 using nlohmann::json;
 
 namespace {
-
-class NoRecorder final : public dts::Recorder {
- public:
-  void step(std::int64_t, float) override {}
-  bool eval_due(std::int64_t) const override { return false; }
-  void evaluate(std::int64_t, dts::ConstSlice, bool) override {}
-};
 
 std::vector<float> model_of(int r) {
   return {1.0f * static_cast<float>(r + 1), 2.0f * static_cast<float>(r + 1), -3.0f, 0.5f};
@@ -38,13 +32,6 @@ AlgoRun grid_run(int P, std::int64_t steps, json config) {
   return run;
 }
 
-json run_ok(const AlgoRun& run) {
-  const auto out = dts::test::run_quadratic(run);
-  INFO(out.dump());
-  REQUIRE(!out.contains("error"));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("bidmach: a line round mixes each live model toward the line mean by alpha (beta = 0)",
@@ -53,7 +40,7 @@ TEST_CASE("bidmach: a line round mixes each live model toward the line mean by a
   const float alpha = 0.3f;
   auto out = dts::test::simulate(dts::test::pinned_star(P, 1e9, 10e-6), P, [&](auto& comm, auto& node, auto& o) {
     dts::CollectiveOnlyCompute compute(4);
-    NoRecorder recorder;
+    dts::test::NullRecorder recorder;
     dts::Context ctx{comm, compute, node, recorder, P, 1};
     dts::bidmach::NodeModel model;
     model.params = dts::Vec(4, true);
@@ -90,7 +77,7 @@ TEST_CASE("bidmach: a line round mixes each live model toward the line mean by a
 }
 
 TEST_CASE("bidmach: a 2 x 2 grid converges on the quadratic, its messages counted", "[algorithms][bidmach]") {
-  const auto out = run_ok(grid_run(4, 300, json::object()));
+  const auto out = dts::test::run_quadratic_ok(grid_run(4, 300, json::object()));
   const auto& c = out["counters"];
   CHECK(dts::test::distance_to_answer(out, grid_run(4, 300, json::object()).problem) < 0.05);
   const std::int64_t rows = c["rounds_row"], columns = c["rounds_column"];
@@ -114,8 +101,9 @@ TEST_CASE("bidmach: with quorums below 1 a slowed node's lines go on without it"
     run.problem.slow_updates = true;
     return run;
   };
-  const auto a = run_ok(slowed(json::object()));
-  const auto b = run_ok(slowed({{"quorum_reduce", 0.75}, {"quorum_complete", 0.75}, {"quorum_round", 0.75}}));
+  const auto a = dts::test::run_quadratic_ok(slowed(json::object()));
+  const auto b =
+      dts::test::run_quadratic_ok(slowed({{"quorum_reduce", 0.75}, {"quorum_complete", 0.75}, {"quorum_round", 0.75}}));
   const auto& ca = a["counters"];
   const auto& cb = b["counters"];
   // Every line waits for node 0 with full quorums: nothing is short, nothing missing, nothing forced.

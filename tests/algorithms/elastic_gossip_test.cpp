@@ -36,13 +36,6 @@ AlgoRun exchange_only(const std::string& algorithm, int P, std::int64_t steps, j
   return run;
 }
 
-json run_ok(const AlgoRun& run) {
-  const auto out = dts::test::run_quadratic(run);
-  INFO(out.dump());
-  REQUIRE(!out.contains("error"));
-  return out;
-}
-
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0;
   for (std::size_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - b[k]));
@@ -67,13 +60,13 @@ TEST_CASE("elastic_gossip: the exchange conserves the mean of the models; pull a
   const std::string sync = GENERATE("global", "shared", "async");
   INFO(sync);
   const int P = 5;
-  const auto eg = run_ok(exchange_only("elastic_gossip", P, 4, {{"sync", sync}}));
+  const auto eg = dts::test::run_quadratic_ok(exchange_only("elastic_gossip", P, 4, {{"sync", sync}}));
   const auto mean = exchange_only("elastic_gossip", P, 4, {}).problem.mean_target();
   CHECK(max_abs_diff(final_of(eg), mean) < 1e-6);
   CHECK(max_abs_diff(rank0_of(eg), mean) > 1e-3);  // the models moved, but not to the mean yet
   for (const std::string other : {"gossip_pull", "gossip_push"}) {
     INFO(other);
-    const auto out = run_ok(exchange_only(other, P, 4, {{"sync", sync}}));
+    const auto out = dts::test::run_quadratic_ok(exchange_only(other, P, 4, {{"sync", sync}}));
     CHECK(max_abs_diff(final_of(out), mean) > 1e-3);
   }
 }
@@ -85,7 +78,7 @@ TEST_CASE("elastic_gossip: an isolated pair contracts by (1 - 2 alpha) per excha
   const std::int64_t steps = GENERATE(1, 2);
   INFO("alpha " << alpha << ", steps " << steps);
   const AlgoRun run = exchange_only("elastic_gossip", 2, steps, {{"alpha", alpha}});
-  const auto out = run_ok(run);
+  const auto out = dts::test::run_quadratic_ok(run);
   const auto x0 = rank0_of(out), avg = final_of(out);
   const auto c0 = run.problem.target(0), c1 = run.problem.target(1);
   const double f = std::pow(1 - 2 * alpha, static_cast<double>(steps));
@@ -106,20 +99,20 @@ TEST_CASE("gosgd: the push-sum weights sum to one and sum_i w_i x_i is conserved
   for (const std::int64_t steps : {1, 2, 3, 5, 8, 13}) {
     INFO("steps " << steps);
     const AlgoRun run = exchange_only("gosgd", 5, steps, {{"sync", sync}, {"probability", 0.6}});
-    CHECK(max_abs_diff(final_of(run_ok(run)), run.problem.mean_target()) < 2e-6);
+    CHECK(max_abs_diff(final_of(dts::test::run_quadratic_ok(run)), run.problem.mean_target()) < 2e-6);
   }
   const AlgoRun run = exchange_only("gosgd", 5, 80, {{"sync", sync}});
-  CHECK(max_abs_diff(rank0_of(run_ok(run)), run.problem.mean_target()) < 1e-4);
+  CHECK(max_abs_diff(rank0_of(dts::test::run_quadratic_ok(run)), run.problem.mean_target()) < 1e-4);
 }
 
 TEST_CASE("no_comm sends nothing but the final average; its barrier is one tree allreduce a step",
           "[algorithms][gossip]") {
   const int P = 4;
   const std::int64_t steps = 5;
-  const auto plain = run_ok(family_run("no_comm", P, steps, json::object()));
+  const auto plain = dts::test::run_quadratic_ok(family_run("no_comm", P, steps, json::object()));
   CHECK(plain["messages"] == 2 * (P - 1));  // the final tree allreduce alone
   for (const auto& b : plain["bytes_sent"]) CHECK(b.get<std::uint64_t>() <= 2 * 4 * 5);
-  const auto barrier = run_ok(family_run("no_comm", P, steps, {{"barrier", true}}));
+  const auto barrier = dts::test::run_quadratic_ok(family_run("no_comm", P, steps, {{"barrier", true}}));
   CHECK(barrier["messages"] == (steps + 1) * 2 * (P - 1));
 }
 
@@ -129,9 +122,10 @@ TEST_CASE("gossip family: the messages of each synchronisation mode", "[algorith
   const int P = 5;
   const std::int64_t steps = 6;
   const std::int64_t final_avg = 2 * (P - 1), control = 2 * (P - 1) + P * (P - 1);
-  const auto quiet = run_ok(family_run("elastic_gossip", P, steps, {{"probability", 1e-9}}));
+  const auto quiet = dts::test::run_quadratic_ok(family_run("elastic_gossip", P, steps, {{"probability", 1e-9}}));
   CHECK(quiet["messages"] == steps * control + final_avg);
-  const auto quiet_shared = run_ok(family_run("elastic_gossip", P, steps, {{"probability", 1e-9}, {"sync", "shared"}}));
+  const auto quiet_shared =
+      dts::test::run_quadratic_ok(family_run("elastic_gossip", P, steps, {{"probability", 1e-9}, {"sync", "shared"}}));
   CHECK(quiet_shared["messages"] == final_avg);
 
   const double p = 0.5;
@@ -145,18 +139,20 @@ TEST_CASE("gossip family: the messages of each synchronisation mode", "[algorith
   });
   REQUIRE(initiators > 0);
   const json shared = {{"probability", p}, {"sync", "shared"}};
-  CHECK(run_ok(family_run("elastic_gossip", P, steps, shared))["messages"] == partners + final_avg);
-  CHECK(run_ok(family_run("elastic_gossip", P, steps, {{"probability", p}}))["messages"] ==
+  CHECK(dts::test::run_quadratic_ok(family_run("elastic_gossip", P, steps, shared))["messages"] ==
+        partners + final_avg);
+  CHECK(dts::test::run_quadratic_ok(family_run("elastic_gossip", P, steps, {{"probability", p}}))["messages"] ==
         partners + steps * control + final_avg);
-  CHECK(run_ok(family_run("gossip_pull", P, steps, shared))["messages"] == initiators + final_avg);
-  CHECK(run_ok(family_run("gossip_push", P, steps, shared))["messages"] == initiators + final_avg);
-  CHECK(run_ok(family_run("gosgd", P, steps, shared))["messages"] == 2 * initiators + final_avg);
+  CHECK(dts::test::run_quadratic_ok(family_run("gossip_pull", P, steps, shared))["messages"] == initiators + final_avg);
+  CHECK(dts::test::run_quadratic_ok(family_run("gossip_push", P, steps, shared))["messages"] == initiators + final_avg);
+  CHECK(dts::test::run_quadratic_ok(family_run("gosgd", P, steps, shared))["messages"] == 2 * initiators + final_avg);
 }
 
 TEST_CASE("elastic_gossip: cap_alpha caps alpha |K| at 1 and counts the updates where it did", "[algorithms][gossip]") {
   const int P = 6;
   const std::int64_t steps = 10;
-  const auto out = run_ok(family_run("elastic_gossip", P, steps, {{"alpha", 0.5}, {"cap_alpha", true}}));
+  const auto out =
+      dts::test::run_quadratic_ok(family_run("elastic_gossip", P, steps, {{"alpha", 0.5}, {"cap_alpha", true}}));
   const auto over = over_choices(1.0, P, steps, [&](const std::vector<dts::Rank>& c) {
     std::int64_t n = 0;
     for (dts::Rank i = 0; i < P; ++i) n += dts::gossip_partners(c, i).size() >= 3 ? 1 : 0;
@@ -183,7 +179,7 @@ TEST_CASE("gossip family: every algorithm converges on the quadratic, in every m
       run.config["probability"] = 0.5;
     }
     run.problem.same_target = algo != "no_comm" && (algo != "elastic_gossip" || sync == "async");
-    const auto out = run_ok(run);
+    const auto out = dts::test::run_quadratic_ok(run);
     CHECK(dts::test::distance_to_answer(out, run.problem) < 1e-5);
     for (const auto& s : out["steps"]) CHECK(s == 250);
   }
@@ -196,14 +192,14 @@ TEST_CASE("gossip family: in the async mode a 2x straggler falls behind alone; t
     AlgoRun run = family_run(algo, 4, 150, {{"probability", 0.5}, {"sync", "async"}});
     run.problem.slowdown = {1, 2, 1, 1};
     run.problem.same_target = true;
-    const auto out = run_ok(run);
+    const auto out = dts::test::run_quadratic_ok(run);
     for (const auto& s : out["steps"]) CHECK(s == 150);
     CHECK(dts::test::distance_to_answer(out, run.problem) < 1e-3);
     const double slow = out["last_step_s"][1].get<double>();
     CHECK(out["last_step_s"][0].get<double>() < 0.8 * slow);
     CHECK(out["last_step_s"][3].get<double>() < 0.8 * slow);
     run.config["sync"] = "global";
-    const auto held = run_ok(run);
+    const auto held = dts::test::run_quadratic_ok(run);
     CHECK(held["last_step_s"][0].get<double>() > 0.95 * held["last_step_s"][1].get<double>());
   }
 }
@@ -213,7 +209,7 @@ TEST_CASE("gossip family: a single worker trains alone in every mode", "[algorit
   for (const std::string algo : {"elastic_gossip", "gossip_pull", "gossip_push", "gosgd"}) {
     INFO(algo << " " << sync);
     const AlgoRun run = family_run(algo, 1, 200, {{"sync", sync}});
-    CHECK(dts::test::distance_to_answer(run_ok(run), run.problem) < 1e-5);
+    CHECK(dts::test::distance_to_answer(dts::test::run_quadratic_ok(run), run.problem) < 1e-5);
   }
 }
 

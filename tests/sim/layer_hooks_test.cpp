@@ -8,18 +8,12 @@
 #include "sim/sim_compute.hpp"
 #include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
+#include "tests/support/null_recorder.hpp"
 
 namespace sg4 = simgrid::s4u;
 using nlohmann::json;
 
 namespace {
-
-class NullRecorder final : public dts::Recorder {
- public:
-  void step(std::int64_t, float) override {}
-  bool eval_due(std::int64_t) const override { return false; }
-  void evaluate(std::int64_t, dts::ConstSlice, bool) override {}
-};
 
 // One rank, modeled ResNet-50 at batch 32 on the pinned star's device: {"ready": [[layer, time], ...], "end": t,
 // "plain": forward_backward's time}.
@@ -52,7 +46,9 @@ json hook_times(std::optional<double> step_time_s) {
       return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
                                                     account);
     };
-    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> { return std::make_unique<NullRecorder>(); };
+    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> {
+      return std::make_unique<dts::test::NullRecorder>();
+    };
     job.simgrid_args = {"--log=root.thres:critical"};
     dts::sim::run_simulation(job);
     return out;

@@ -11,6 +11,7 @@
 #include "sim/sim_comm.hpp"
 #include "sim/sim_compute.hpp"
 #include "tests/support/isolated.hpp"
+#include "tests/support/null_recorder.hpp"
 
 namespace sg4 = simgrid::s4u;
 using dts::sim::TimeCategory;
@@ -45,13 +46,6 @@ json to_json(const std::vector<dts::sim::ActorTimes>& actors) {
   return out;
 }
 
-class NullRecorder final : public dts::Recorder {
- public:
-  void step(std::int64_t, float) override {}
-  bool eval_due(std::int64_t) const override { return false; }
-  void evaluate(std::int64_t, dts::ConstSlice, bool) override {}
-};
-
 // A registered algorithm with P = 4 workers on the node, modeled LeNet numerics (431,080 parameters, fp32),
 // F/B step_time_s, batches of 64 Mnist-shaped samples copied from the CPU. Returns the actors and the
 // run's view (the path of the rank that ends last).
@@ -82,7 +76,9 @@ json run_algorithm(const std::string& algorithm, json config, std::int64_t steps
       return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
                                                     account);
     };
-    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> { return std::make_unique<NullRecorder>(); };
+    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> {
+      return std::make_unique<dts::test::NullRecorder>();
+    };
     const auto outcome = dts::sim::run_simulation(job);
     json out = {{"end_s", outcome.simulated_time_s}, {"actors", to_json(outcome.actor_times)}};
     const dts::sim::ActorTimes* last = nullptr;
