@@ -9,33 +9,15 @@
 
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
+#include "tests/golden/study_check.hpp"
 
-namespace fs = std::filesystem;
 using dts::data::testing::TempDir;
-using dts::test::count_lines;
 using dts::test::run_dtsim;
-using dts::test::slurp;
 using dts::test::study_dir;
 using dts::test::study_files;
 
 TEST_CASE("bidmach study: every experiment and variant validates", "[golden][bidmach]") {
-  std::set<std::string> bs;
-  for (const auto& f : study_files("bidmach")) {
-    TempDir tmp;
-    const auto j = nlohmann::json::parse(slurp(f));
-    const bool sweep = j.contains("experiment");
-    const auto r = run_dtsim(
-        std::string(sweep ? "sweep " : "run ") + f.string() + " --check --out " + (tmp / "out").string(), tmp / "");
-    INFO(f.string() << "\n" << r.err);
-    REQUIRE(r.code == 0);
-    if (!sweep) {
-      const std::size_t plans = j.contains("variants") ? j["variants"].size() : 1;
-      CHECK(count_lines(slurp(tmp / "stdout.txt")) == plans);  // one "ok" line per plan
-    }
-    CHECK_FALSE(fs::exists(tmp / "out"));  // --check writes nothing
-    const auto stem = f.stem().string();
-    if (stem[0] == 'b') bs.insert(stem.substr(0, stem.find('_')));
-  }
+  const std::set<std::string> bs = dts::test::check_study_files("bidmach", 'b');
   CHECK(bs == std::set<std::string>{"b1", "b2", "b4", "b7", "b8"});
 }
 
