@@ -219,15 +219,30 @@ def b7(root, out):
           "Forced rounds and chunk counts summed over nodes; line round rate: rounds per line that "
           "completed during training / (the nodes' mean time of their last step - 2 s start-up); rounds per node: "
           "all of the run, the ones after the last step included\n")
-    order = sorted(variants(root).items(), key=lambda nd: (nd[0] != "none_q1.0", -float(nd[0].split("_q")[-1])))
+    order = sorted(variants(root).items(), key=lambda nd: (nd[0] != "none_q1.0", "join" in nd[0], -float(nd[0].split("_q")[-1])))
     print(table(GRID_HEAD, [grid_row(n, d) for n, d in order]))
-    fig, ax = plt.subplots(figsize=(7, 4))
+    moves = []
+    for name, d in order:
+        s = load(os.path.join(d, "summary.json"))
+        c = s["counters"]
+        if "grid_relayouts" in c:
+            events = ", ".join(f"{e['event']} {e['rank']} at {e['at_s']:g} s" for e in s["scenario"]["events"])
+            moves.append([name, events, c["grid_relayouts"], c["grid_imbalance_max"], c["rounds_forced_relayout_row"],
+                          c["rounds_forced_relayout_column"]])
+    if moves:
+        print("\nMembership: re-layouts by the GridMaster, the largest difference between two rows' (or two columns') "
+              "populations after any of them, rounds force-completed by a new version of their line (summed over "
+              "nodes)\n")
+        print(table(["variant", "events", "re-layouts", "max row/column imbalance", "forced by re-layout, row",
+                     "forced by re-layout, column"], moves))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.8 / len(order)
     for i, (name, d) in enumerate(order):
         rates = rank_rates(d)
-        ax.bar([r + (i - 1) * 0.27 for r in rates], list(rates.values()), width=0.27, label=name)
+        ax.bar([r + (i - (len(order) - 1) / 2) * width for r in rates], list(rates.values()), width=width, label=name)
     ax.set(xlabel="rank", ylabel="samples/s (simulated)", title="B7: per-node throughput, rank 5 slowed 3x (prediction)")
     ax.set_ylim(0, 1.3 * max(max(rank_rates(d).values()) for _, d in order))
-    ax.legend(loc="upper center", ncol=3)
+    ax.legend(loc="upper center", ncol=len(order))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

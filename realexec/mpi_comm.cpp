@@ -79,6 +79,8 @@ bool MpiComm::block_until(const std::function<bool()>& ready, std::size_t operat
 
 void MpiComm::drop_stale(Tag tag, Round before) { engine_->drop_stale(tag, before); }
 
+Round MpiComm::max_round() const { return engine_->max_round(); }
+
 std::uint64_t MpiComm::bytes_sent() const { return engine_->bytes_sent(); }
 std::uint64_t MpiComm::bytes_received() const { return engine_->bytes_received(); }
 std::uint64_t MpiComm::messages_sent() const { return engine_->messages_sent(); }

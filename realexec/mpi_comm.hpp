@@ -37,6 +37,7 @@ class MpiComm final : public Comm {
   std::uint64_t bytes_sent() const override;
   std::uint64_t bytes_received() const override;
   std::uint64_t messages_sent() const;
+  Round max_round() const override;
   // Collective: returns once every rank's sends have completed (receivers keep draining meanwhile), then
   // drops messages no receive took. Call once, after the algorithm returned on this rank and its activities
   // were joined, before the Comm is destroyed; without it the destructor leaks what MPI may still touch.

@@ -61,6 +61,7 @@ class Engine : NoCopy {
   // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`.
   std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
   void drop_stale(Tag tag, Round before);
+  Round max_round() const { return codec_.max_round(); }
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);
   Status status(const Op& op);

@@ -82,6 +82,10 @@ class Comm {
   // to run as point-to-point messages (MPI, and the simulator's `message` fidelity).
   virtual CollectiveEngine* collective_engine() { return nullptr; }
 
+  // Added for BIDMach's versioned rounds (issue 17): the largest round this backend carries (MPI: what fits in
+  // an MPI tag beside the tag, realexec/tag_codec.hpp); the simulator carries any.
+  virtual Round max_round() const { return ~Round{0}; }
+
   // Blocking forms.
   void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) { isend(dst, tag, data, opts).wait_ok(); }
   void recv(Rank src, Tag tag, Slice data) { irecv(src, tag, data).wait_ok(); }

@@ -2,6 +2,7 @@
 #include "algorithms/bidmach/dimension_loop.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -11,7 +12,6 @@ namespace dts::bidmach {
 namespace {
 
 enum Control { kStart = 0, kStop = 1 };  // the first float of a LineMaster -> member message
-constexpr int kVersionShift = 20;        // round ids: version << 20 | round
 constexpr Round kEveryRound = ~Round{0};
 
 float as_float(std::uint32_t v) {
@@ -50,6 +50,9 @@ DimensionLoop::DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& c
       complete_in_(1, true),
       done_in_(0, true),
       order_in_(dynamic_ ? order_floats(ctx.comm.size()) : 0, true) {
+  // Versions take the top bits of a round id: 12 of the simulator's 32, 4 of MPI's 19 (realexec/tag_codec.hpp).
+  const int bits = std::bit_width(ctx.comm.max_round());
+  round_bits_ = bits - (bits >= 32 ? 12 : bits / 4);
   DTS_ASSERT((dynamic_ && line_.size() == 0) || (line_.size() >= 2 && line_.index_of(ctx.comm.rank()) >= 0),
              "bidmach: a line without this node's peers");
   slots_.resize(static_cast<std::size_t>(cfg.slots));
@@ -117,6 +120,10 @@ void DimensionLoop::begin_round(std::uint32_t r) {
     rules::copy(fetched, model_.params);
     compute.charge_elementwise(fetched.count(), 2);
   }
+  if (dynamic_ && (r >> round_bits_) != 0) {
+    throw CommError("bidmach: more than " + std::to_string((1u << round_bits_) - 1) +
+                    " rounds of one line version, more than this backend's round ids carry beside the version");
+  }
   auto s = std::make_unique<Slot>();
   s->number = base_ | r;
   s->fetched_s = ctx_.comm.now_s();
@@ -140,7 +147,7 @@ void DimensionLoop::finish_round(Slot& slot, ConstSlice mean) {
   ++stats_.rounds;
   if (!model_.learner_done.load()) ++stats_.rounds_in_training;
   // A round forced by a new version reports to nobody: its LineMaster has moved on too.
-  if (slot.number >> kVersionShift == version_) control(master_, tags_.complete, {as_float(slot.number - base_)});
+  if (slot.number >> round_bits_ == version_) control(master_, tags_.complete, {as_float(slot.number - base_)});
 }
 
 // Retired rounds leave their slot and are destroyed once their sends are done; the rounds below the oldest one
@@ -219,10 +226,13 @@ void DimensionLoop::on_order(const LineOrder& order) {
 }
 
 void DimensionLoop::adopt(const Line& line, Round version) {
-  DTS_ASSERT(version > version_ && version < (Round{1} << (32 - kVersionShift)),
-             "bidmach: a line version out of order");
+  DTS_ASSERT(version > version_, "bidmach: a line version out of order");
+  if (version >> (32 - round_bits_) != 0 || (version << round_bits_) > ctx_.comm.max_round()) {
+    throw CommError("bidmach: the grid changed " + std::to_string(version) +
+                    " times, more than this backend's round ids carry beside a line's rounds");
+  }
   version_ = version;
-  base_ = version << kVersionShift;
+  base_ = version << round_bits_;
   for (auto& slot : slots_) {  // FORCE_COMPLETE of the old version's rounds
     if (slot == nullptr) continue;
     slot->round->force();

@@ -10,7 +10,8 @@
 //   line mean into the live model, m <- (1 - alpha) m + alpha mean, under the lock, and reports Complete(r).
 // A changing membership (grid_master.hpp): the line comes from the GridMaster, versioned. A new version forces
 // the rounds of the old one (their elastic steps apply), gives up every message of older versions (a round's
-// messages travel as round version << 20 | r, the control messages as version << 20) and starts the new line at
+// messages travel as round version << b | r, the control messages as version << b, with b = 20 on the simulator
+// and 15 on MPI, whose tags carry rounds below 2^19) and starts the new line at
 // round 0, with no start-up poll. The LineMaster's stop waits for the GridMaster's End instead of the members'
 // Done; a node that leaves gets Out, forces its rounds and ends.
 #pragma once
@@ -101,7 +102,8 @@ class DimensionLoop {
   Group line_;
   Rank master_;
   bool is_master_;
-  Round version_ = 0, base_ = 0;  // base_: version_ << 20, the first round id of this version
+  int round_bits_ = 20;           // a round id: version << round_bits_ | round
+  Round version_ = 0, base_ = 0;  // base_: version_ << round_bits_, the first round id of this version
   Reactor reactor_;
   Reactor::Ticket start_ticket_ = 0, complete_ticket_ = 0, done_ticket_ = 0;
   Vec start_in_, complete_in_, done_in_, order_in_;

@@ -91,6 +91,7 @@ class FaultComm final : public Comm {
   std::uint64_t bytes_received() const override { return inner_.bytes_received(); }
   CollectiveEngine* collective_engine() override { return inner_.collective_engine(); }
   WaitLog* wait_log() const override { return inner_.wait_log(); }
+  Round max_round() const override { return inner_.max_round(); }
 
  private:
   Comm& inner_;

@@ -49,3 +49,33 @@ TEST_CASE("realexec: bidmach_grid runs the simulator's rounds on MPI, and trains
     CHECK(t["counters"]["rounds_row"].get<int>() > 0);
   }
 }
+
+TEST_CASE("realexec: bidmach_grid's membership changes on MPI as on the simulator", "[mpi]") {
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["algorithm"] = {{"name", "bidmach_grid"},
+                      {"workers", 5},
+                      {"batch_size", 16},
+                      {"startup_poll_s", 0},
+                      {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  exp["run"] = {{"steps", 32}, {"eval_every_steps", 0}, {"log_every_steps", 8}};
+  exp.erase("variants");
+  // Rank 4 starts 20 ms late and joins the grid of 4; rank 2 leaves at its first step.
+  exp["scenario"] = {{"joins", {{{"rank", 4}, {"at_s", 0.02}}}}, {"leaves", {{{"rank", 2}, {"at_s", 0}}}}};
+  write_json(tmp / "grid.json", exp);
+  const auto sim =
+      dts::test::run_dtsim("run " + (tmp / "grid.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  const auto mpi = mpirun_dtsim(5, (tmp / "grid.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  for (const char* backend : {"sim", "mpi"}) {
+    INFO(backend);
+    const auto s = summary_of(tmp / backend);
+    CHECK(s["counters"]["grid_relayouts"] == 2);
+    CHECK(s["counters"]["grid_imbalance_max"] == 1);
+    CHECK(s["test_accuracy"].get<double>() > 0.5);
+    CHECK(s["scenario"]["events"].size() == 2);
+  }
+}
