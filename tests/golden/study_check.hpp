@@ -1,5 +1,5 @@
 // The check every study's files test makes: each experiment file of experiments/STUDY validates through the dtsim
-// binary (`run --check`, one "ok" line per plan; `sweep --check` for a sweep), writing nothing.
+// binary (`run --check`, one "ok" line per plan; `sweep --check` for a sweep, ": ok, "), writing nothing.
 #pragma once
 
 #include <filesystem>
@@ -24,7 +24,9 @@ inline std::set<std::string> check_study_files(const std::string& study, char pr
         std::string(sweep ? "sweep " : "run ") + f.string() + " --check --out " + (tmp / "out").string(), tmp / "");
     INFO(f.string() << "\n" << r.err);
     REQUIRE(r.code == 0);
-    if (!sweep) {
+    if (sweep) {
+      CHECK_THAT(slurp(tmp / "stdout.txt"), Catch::Contains(": ok, "));  // its experiment checked at every point
+    } else {
       const std::size_t plans = j.contains("variants") ? j["variants"].size() : 1;
       CHECK(count_lines(slurp(tmp / "stdout.txt")) == plans);  // one "ok" line per plan
     }
