@@ -103,6 +103,11 @@ enum : Tag {
   kBidmachDoneRow,  //   member -> LineMaster: my learner is done
   kBidmachDoneColumn,
   kBidmachAverage,  //   the final tree allreduce
+  // MPCA SGD (issue 18, algorithms/mpca)
+  kMpcaJob,        // driver -> worker: a cycle's job (shards to reduce and to download, alpha) or stop
+  kMpcaReduce,     //   the weighted binary tree reduce of one shard, up to the driver
+  kMpcaBroadcast,  //   the swarm broadcast of one extrapolated shard
+  kMpcaDone,       //   worker -> driver: my last step is taken
 };
 }  // namespace tags
 
