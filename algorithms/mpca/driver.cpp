@@ -106,6 +106,7 @@ class Driver {
   }
 
   void send_jobs(const Job& j) {
+    if (!j.stop && cfg_.spark.job_launch_s > 0) ctx_.node.sleep_for(cfg_.spark.job_launch_s);
     Vec msg(Job::kFloats, true);
     msg.data()[0] = j.stop ? 1.0f : 0.0f;
     msg.data()[1] = static_cast<float>(j.reduce);
@@ -125,6 +126,7 @@ class Driver {
   // Eq. 9, 8, 4 and 5 on one shard: serialising and chunking are the overheads' business, not the floats'.
   void prepare(const Reduced& r, std::int64_t c) {
     book_.begin(r.shard);
+    if (cfg_.spark.prepare_s > 0) ctx_.node.sleep_for(cfg_.spark.prepare_s);
     const auto [off, cnt] = shard_range(n_, cfg_.shards, r.shard);
     Vec& red = reduced_[r.buffer];
     Compute& compute = ctx_.compute;

@@ -9,6 +9,7 @@
 
 #include "algorithms/algorithm.hpp"
 #include "algorithms/mpca/pipeline.hpp"
+#include "algorithms/mpca/spark_overheads.hpp"
 
 namespace dts::mpca {
 
@@ -22,6 +23,7 @@ struct Config {
   double delta = 0.8;                   // Eq. 4
   bool displace = true;                 // Eq. 7 (else Eq. 6, the penalty's gradient)
   Schedules schedules;
+  SparkOverheads spark;
 };
 
 // The driver's job message to each worker at the start of a cycle (Spark's job with the broadcast id).

@@ -65,9 +65,13 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
       downloading = ctx.node.spawn("mpca-download-" + std::to_string(ctx.comm.rank()), [&ctx, &cfg, &everyone, into] {
         collectives::swarm_broadcast(ctx.comm, everyone, into, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats,
                                      cfg.reserve);
+        const double unpack_s = cfg.spark.collective_s(into.count);  // deserialise, copy toward the device
+        if (unpack_s > 0) ctx.node.sleep_for(unpack_s);
       });
     }
-    if (j.reduce >= 0) {  // 4. my part of the tree reduce
+    if (j.reduce >= 0) {                                     // 4. my part of the tree reduce
+      const double pack_s = cfg.spark.collective_s(rcount);  // serialise my contribution
+      if (pack_s > 0) ctx.node.sleep_for(pack_s);
       collectives::weighted_tree_reduce(ctx.comm, compute, everyone, reduce.sub(0, rcount + 1), kDriver,
                                         tags::kMpcaReduce, cfg.weighted);
     }
