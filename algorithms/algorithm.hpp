@@ -11,6 +11,7 @@
 #include "algorithms/api/compute.hpp"
 #include "algorithms/api/node.hpp"
 #include "algorithms/api/recorder.hpp"
+#include "algorithms/api/scenario.hpp"
 #include "core/config_reader.hpp"
 
 namespace dts {
@@ -22,9 +23,20 @@ struct Context {
   Recorder& recorder;
   int workers = 1;         // training workers (ranks may include servers besides them)
   std::int64_t steps = 1;  // local training steps per worker
+  // Membership (a scenario's joins and leaves, set by enter_run; only algorithms with AlgorithmSpec::membership
+  // see any): whether some rank joins or leaves during the run, the ranks that join, ascending (their main starts
+  // at their join time, the others' at 0), and when this rank is to leave (it ends cleanly as soon as it can
+  // after; never: kForever).
+  bool membership_changes = false;
+  std::vector<Rank> joining = {};
+  double leave_at_s = kForever;
 };
 
 using RankMain = std::function<void(Context&)>;
+
+// What every backend does before an algorithm's main: fills ctx's membership from the scenario (null: none)
+// and, on a rank that joins, lets (simulated or wall) time pass until its join.
+void enter_run(Context& ctx, const Scenario* scenario);
 
 struct AlgorithmSpec {
   std::string name;
@@ -102,7 +114,11 @@ enum : Tag {
   kBidmachCompleteColumn,
   kBidmachDoneRow,  //   member -> LineMaster: my learner is done
   kBidmachDoneColumn,
-  kBidmachAverage,  //   the final tree allreduce
+  kBidmachAverage,    //   the final tree allreduce
+  kBidmachGrid,       //   node -> GridMaster: joined, leaving, learner done, loops stopped (a changing membership)
+  kBidmachConfigRow,  //   GridMaster -> node's dimension: its line from a new version on, out, or the end
+  kBidmachConfigColumn,
+  kBidmachFinal,  //   GridMaster -> node: the members of the final average
   // MPCA SGD (issue 18, algorithms/mpca)
   kMpcaJob,            // driver -> worker: a cycle's job (shards to reduce and to download, alpha) or stop
   kMpcaReduce,         //   the weighted binary tree reduce of one shard, up to the driver

@@ -139,15 +139,16 @@ void gossip_observe(Context& ctx, std::int64_t update, ConstSlice params) {
   if (update == ctx.steps || ctx.recorder.eval_due(update)) ctx.recorder.observe(update, params);
 }
 
-void gossip_finish(Context& ctx, Slice params, std::optional<float> weight, Tag tag) {
-  const int W = ctx.comm.size();
+void gossip_finish(Context& ctx, Slice params, std::optional<float> weight, Tag tag, const Group* members) {
+  const Group everyone = members != nullptr ? *members : Group::range(0, ctx.comm.size());
+  const int W = everyone.size();
   const Rank me = ctx.comm.rank();
   if (me == 0) ctx.recorder.evaluate_own(ctx.steps, params);
   if (weight) {
     rules::scale(params, *weight);
     ctx.compute.charge_elementwise(params.count, 2);
   }
-  collectives::tree_allreduce(ctx.comm, ctx.compute, Group::range(0, W), params, tag);
+  collectives::tree_allreduce(ctx.comm, ctx.compute, everyone, params, tag);
   if (!weight) rules::scale(params, 1.0f / static_cast<float>(W));
   if (me == 0) ctx.recorder.evaluate(ctx.steps, params, true);
 }

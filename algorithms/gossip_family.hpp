@@ -106,7 +106,8 @@ void gossip_observe(Context& ctx, std::int64_t update, ConstSlice params);
 // The end of every run of the family: rank 0's own model evaluated (Recorder::evaluate_own), then the
 // aggregate as the final model: the tree allreduce of the parameters divided by W, or, with `weight`
 // (push-sum), of weight * parameters. `tag`: the allreduce's (other algorithms that end so, BIDMach's grid).
+// `members`: the ranks that take part, rank 0 among them, W their count (null: every rank).
 void gossip_finish(Context& ctx, Slice params, std::optional<float> weight = std::nullopt,
-                   Tag tag = tags::kGossipAverage);
+                   Tag tag = tags::kGossipAverage, const Group* members = nullptr);
 
 }  // namespace dts

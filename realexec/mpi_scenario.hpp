@@ -1,5 +1,6 @@
 // One rank's part of a scenario on MPI (algorithms/api/scenario.hpp): its compute stretched by sleeping, and
-// its failure. Link changes, joins and leaves have no meaning on real processes; the runner refuses them.
+// its failure. Link changes have no meaning on real processes (the runner refuses them); joins and leaves are the
+// algorithm's (Context, enter_run).
 #pragma once
 
 #include <cstdint>

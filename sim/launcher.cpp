@@ -77,6 +77,7 @@ SimOutcome run_simulation(const SimJob& job) {
         auto compute = job.make_compute(r, host, &account);
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
+        enter_run(ctx, &job.scenario);
         job.main(ctx);
       } catch (const RankGone&) {
         // this rank failed (the scenario's failures): it ends here

@@ -4,18 +4,21 @@
 // grid is laid out as Dynamic2DGridLayout lays out nodes joining in rank order (grid_layout.hpp). The learner holds
 // the model lock for each forward-backward pass and optimizer step; the communicator for its fetch and each
 // elastic step. The final model is the nodes' average; rank 0's own model is evaluated beside it.
+// A changing membership (a scenario's joins and leaves): rank 0 also runs the GridMaster (grid_master.hpp); a
+// node that joins tells it and trains from its own initial model until its lines come; a node whose time to leave
+// has come stops training and tells it; the final average is over the nodes in the grid at the end.
 // Reported counts (summary.json counters, summed over the nodes; _row / _column per dimension): rounds completed
 // (elastic steps), of them during training (the effective elastic period is training steps / those), rounds
 // forced, chunks reduced short of a full line and chunks taken from the node's own copy, the allreduce time in
 // microseconds, and the learner's time waiting for the model lock.
+#include <algorithm>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <string>
 
 #include "algorithms/algorithm.hpp"
 #include "algorithms/bidmach/dimension_loop.hpp"
-#include "algorithms/bidmach/grid_layout.hpp"
+#include "algorithms/bidmach/grid_master.hpp"
 #include "algorithms/gossip_family.hpp"
 
 namespace dts {
@@ -35,6 +38,7 @@ void report(Context& ctx, const char* dim, const bidmach::DimStats& s) {
   ctx.recorder.count("chunks_short_reduced_" + d, s.short_reduced);
   ctx.recorder.count("chunks_missing_" + d, s.missing);
   ctx.recorder.count("allreduce_us_" + d, micros(s.allreduce_s));
+  ctx.recorder.count("rounds_forced_relayout_" + d, s.relayout_forced);
 }
 
 void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
@@ -46,33 +50,33 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
   compute.init_params(model.params);
   if (me == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, model.params);
 
-  // The lines: a 2-D grid laid out as the GridMaster lays out nodes joining in rank order, or (dims 1) one line
-  // of every node, mastered by rank 0.
-  bidmach::GridLayout layout;
-  for (Rank r = 0; r < ctx.comm.size(); ++r) layout.join(r);
-  const bidmach::Cell cell = *layout.cell(me);
+  // The lines: a 2-D grid laid out as the GridMaster lays out nodes joining in rank order (those present from
+  // the start), or (dims 1) one line of every node, mastered by rank 0.
+  const bool dynamic = ctx.membership_changes;
+  const bidmach::GridView grid = bidmach::initial_grid(ctx.comm.size(), dims, ctx.joining);
+  std::unique_ptr<Activity> grid_master;
+  if (dynamic && me == 0) grid_master = ctx.node.spawn("bidmach-grid", [&ctx, grid] { run_grid_master(ctx, grid); });
+  if (dynamic && std::binary_search(ctx.joining.begin(), ctx.joining.end(), me))
+    tell_grid_master(ctx.comm, bidmach::NodeNews::kJoined);
   const char* names[] = {"row", "column"};
   std::unique_ptr<DimensionLoop> loops[2];
   std::unique_ptr<Activity> activities[2];
   if (!cfg.train) model.learner_done.store(true);
   for (int d = 0; d < dims; ++d) {
-    const auto dim = static_cast<bidmach::Dim>(d);
-    const int index = d == 0 ? cell.row : cell.col;
-    std::vector<Rank> line(static_cast<std::size_t>(ctx.comm.size()));
-    if (dims == 1) {
-      std::iota(line.begin(), line.end(), 0);
-    } else {
-      line = layout.line(dim, index);
-    }
-    if (line.size() < 2) continue;  // alone in its line: nothing to average
-    const Rank master = dims == 1 ? 0 : layout.line_master(dim, index);
-    loops[d] = std::make_unique<DimensionLoop>(ctx, model, cfg, d, Group(std::move(line)), master);
+    const bidmach::Line line = grid.line(me, d);
+    if (line.members.empty() && !dynamic) continue;  // alone in its line: nothing to average
+    loops[d] = std::make_unique<DimensionLoop>(ctx, model, cfg, d, line);
     activities[d] = ctx.node.spawn(std::string("bidmach-") + names[d], [&loop = *loops[d]] { loop.run(); });
   }
 
   Vec grads = compute.make_vec();
   double lock_wait_s = 0;
+  bool leaving = false;
   for (std::int64_t step = 0; cfg.train && step < ctx.steps; ++step) {
+    if (ctx.comm.now_s() >= ctx.leave_at_s) {
+      leaving = true;
+      break;
+    }
     float loss = 0;
     {
       const double asked = ctx.comm.now_s();
@@ -90,8 +94,12 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
     }
   }
   model.learner_done.store(true);
-  for (auto& loop : loops) {
-    if (loop != nullptr) loop->learner_done().wait_ok();
+  if (dynamic) {
+    tell_grid_master(ctx.comm, leaving ? bidmach::NodeNews::kLeaving : bidmach::NodeNews::kDone);
+  } else {
+    for (auto& loop : loops) {
+      if (loop != nullptr) loop->learner_done().wait_ok();
+    }
   }
   for (auto& a : activities) {
     if (a != nullptr) a->join();
@@ -99,7 +107,14 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
   for (int d = 0; d < 2; ++d) report(ctx, names[d], loops[d] != nullptr ? loops[d]->stats() : bidmach::DimStats{});
   ctx.recorder.count("learner_lock_wait_us", micros(lock_wait_s));
   gossip_observe(ctx, ctx.steps, model.params);
-  gossip_finish(ctx, model.params, std::nullopt, tags::kBidmachAverage);
+  if (!dynamic) {
+    gossip_finish(ctx, model.params, std::nullopt, tags::kBidmachAverage);
+    return;
+  }
+  if (!leaving) tell_grid_master(ctx.comm, bidmach::NodeNews::kStopped);
+  const Group members(bidmach::final_members(ctx.comm));
+  if (grid_master != nullptr) grid_master->join();
+  if (!leaving) gossip_finish(ctx, model.params, std::nullopt, tags::kBidmachAverage, &members);
 }
 
 }  // namespace
@@ -121,7 +136,8 @@ AlgorithmSpec bidmach_grid_spec() {
             cfg.train = r.boolean("train", true);
             const int dims = static_cast<int>(r.integer("dims", 2, 1, 2));
             return [cfg, dims](Context& ctx) { grid_rank(ctx, cfg, dims); };
-          }};
+          },
+          /*membership=*/true};
 }
 
 }  // namespace dts

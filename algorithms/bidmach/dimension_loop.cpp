@@ -11,6 +11,8 @@ namespace dts::bidmach {
 namespace {
 
 enum Control { kStart = 0, kStop = 1 };  // the first float of a LineMaster -> member message
+constexpr int kVersionShift = 20;        // round ids: version << 20 | round
+constexpr Round kEveryRound = ~Round{0};
 
 float as_float(std::uint32_t v) {
   DTS_ASSERT(v < (1u << 24), "bidmach: a round number beyond exact floats");
@@ -24,7 +26,8 @@ DimTags dim_tags(int dim) {
   return {{tags::kBidmachScatterRow + d, tags::kBidmachReduceRow + d},
           tags::kBidmachStartRow + d,
           tags::kBidmachCompleteRow + d,
-          tags::kBidmachDoneRow + d};
+          tags::kBidmachDoneRow + d,
+          tags::kBidmachConfigRow + d};
 }
 
 struct DimensionLoop::Slot {
@@ -33,32 +36,37 @@ struct DimensionLoop::Slot {
   double fetched_s = 0;
 };
 
-DimensionLoop::DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& cfg, int dim, Group line, Rank master)
+DimensionLoop::DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& cfg, int dim, const Line& line)
     : ctx_(ctx),
       model_(model),
       cfg_(cfg),
       tags_(dim_tags(dim)),
-      line_(std::move(line)),
-      master_(master),
-      is_master_(ctx.comm.rank() == master),
+      dynamic_(ctx.membership_changes),
+      line_(line.members),
+      master_(line.master),
+      is_master_(ctx.comm.rank() == line.master),
       reactor_(ctx.comm),
       start_in_(2, true),
       complete_in_(1, true),
-      done_in_(0, true) {
-  DTS_ASSERT(line_.size() >= 2 && line_.index_of(ctx.comm.rank()) >= 0, "bidmach: a line without this node's peers");
+      done_in_(0, true),
+      order_in_(dynamic_ ? order_floats(ctx.comm.size()) : 0, true) {
+  DTS_ASSERT((dynamic_ && line_.size() == 0) || (line_.size() >= 2 && line_.index_of(ctx.comm.rank()) >= 0),
+             "bidmach: a line without this node's peers");
   slots_.resize(static_cast<std::size_t>(cfg.slots));
 }
 
 DimensionLoop::~DimensionLoop() = default;
 
 void DimensionLoop::control(Rank to, Tag tag, std::vector<float> payload) {
-  control_out_.push_back(ctx_.comm.isend(to, tag, ConstSlice(std::span<const float>(payload))));
+  control_out_.push_back(ctx_.comm.isend(to, tag, ConstSlice(std::span<const float>(payload)),
+                                         SendOptions{.modeled_bytes = std::nullopt, .borrow = false, .round = base_}));
 }
 
 Request DimensionLoop::learner_done() { return ctx_.comm.isend(master_, tags_.done, ConstSlice()); }
 
 void DimensionLoop::run() {
-  post_start();
+  if (dynamic_) post_order();
+  if (active()) post_start();
   if (is_master_) master_begin();
   while (!stopped_ || std::any_of(slots_.begin(), slots_.end(), [](auto& s) { return s != nullptr; }) ||
          !draining_.empty()) {
@@ -73,9 +81,10 @@ void DimensionLoop::run() {
 }
 
 void DimensionLoop::post_start() {
-  reactor_.post(
-      ctx_.comm.irecv(master_, tags_.start, start_in_),
+  start_ticket_ = reactor_.post(
+      ctx_.comm.irecv(master_, tags_.start, start_in_, {.round = base_}),
       [this](const Comm::Completion& got) {
+        start_ticket_ = 0;
         require_ok(got.status, got.source, "bidmach member");
         on_start(got);
       },
@@ -85,8 +94,9 @@ void DimensionLoop::post_start() {
 void DimensionLoop::on_start(const Comm::Completion&) {
   const auto kind = static_cast<int>(start_in_.data()[0]);
   const auto r = static_cast<std::uint32_t>(start_in_.data()[1]);
-  if (kind == kStop) {  // every round has completed everywhere: those not retired here retire as their last
-    stopped_ = true;    // contributions arrive
+  if (kind == kStop) {      // every round has completed everywhere: those not retired here retire as their last
+    stop_received_ = true;  // contributions arrive
+    stopped_ = !dynamic_ || ended_;
     return;
   }
   post_start();
@@ -108,14 +118,14 @@ void DimensionLoop::begin_round(std::uint32_t r) {
     compute.charge_elementwise(fetched.count(), 2);
   }
   auto s = std::make_unique<Slot>();
-  s->number = r;
+  s->number = base_ | r;
   s->fetched_s = ctx_.comm.now_s();
   Slot* raw = s.get();
-  s->round = std::make_unique<collectives::QuorumRound>(ctx_.comm, &compute, line_, tags_.quorum, r, cfg_.quorum,
-                                                        std::move(fetched), std::nullopt,
+  s->round = std::make_unique<collectives::QuorumRound>(ctx_.comm, &compute, line_, tags_.quorum, s->number,
+                                                        cfg_.quorum, std::move(fetched), std::nullopt,
                                                         [this, raw](ConstSlice mean) { finish_round(*raw, mean); });
   slots_[r % slots_.size()] = std::move(s);
-  begun_ = std::max<Round>(begun_, r + 1);
+  begun_ = std::max<Round>(begun_, (base_ | r) + 1);
   raw->round->start(reactor_);
 }
 
@@ -129,7 +139,8 @@ void DimensionLoop::finish_round(Slot& slot, ConstSlice mean) {
   }
   ++stats_.rounds;
   if (!model_.learner_done.load()) ++stats_.rounds_in_training;
-  control(master_, tags_.complete, {as_float(slot.number)});
+  // A round forced by a new version reports to nobody: its LineMaster has moved on too.
+  if (slot.number >> kVersionShift == version_) control(master_, tags_.complete, {as_float(slot.number - base_)});
 }
 
 // Retired rounds leave their slot and are destroyed once their sends are done; the rounds below the oldest one
@@ -156,12 +167,18 @@ void DimensionLoop::tidy() {
   }
 }
 
+void DimensionLoop::give_up_below(Round floor) {
+  begun_ = std::max(begun_, floor);
+  tidy();
+  for (Tag t : {tags_.start, tags_.complete, tags_.done}) ctx_.comm.drop_stale(t, floor);
+}
+
 void DimensionLoop::master_begin() {
   if (cfg_.startup_poll_s > 0 && cfg_.train) {
     while (model_.learner_steps.load() == 0) ctx_.node.sleep_for(cfg_.startup_poll_s);
   }
   post_complete();
-  post_done();
+  if (!dynamic_) post_done();
   start_all(0);
 }
 
@@ -172,10 +189,70 @@ void DimensionLoop::start_all(std::uint32_t r) {
   for (Rank m : line_.members()) control(m, tags_.start, {static_cast<float>(kStart), as_float(r)});
 }
 
-void DimensionLoop::post_complete() {
+void DimensionLoop::post_order() {
   reactor_.post(
-      ctx_.comm.irecv_any(line_.members(), tags_.complete, complete_in_),
+      ctx_.comm.irecv(0, tags_.config, order_in_),
       [this](const Comm::Completion& got) {
+        require_ok(got.status, got.source, "bidmach node");
+        on_order(decode_order(order_in_));
+      },
+      true);
+}
+
+void DimensionLoop::on_order(const LineOrder& order) {
+  switch (order.kind) {
+    case LineOrder::kConfig:
+      adopt(order.line, order.version);
+      post_order();
+      return;
+    case LineOrder::kOut:  // this node leaves: whatever comes for this dimension from now on is dropped
+      adopt({}, order.version);
+      give_up_below(kEveryRound);
+      stopped_ = true;
+      return;
+    case LineOrder::kEnd:
+      ended_ = true;
+      stopped_ = !active() || stop_received_;
+      if (is_master_) maybe_stop();
+      return;
+  }
+}
+
+void DimensionLoop::adopt(const Line& line, Round version) {
+  DTS_ASSERT(version > version_ && version < (Round{1} << (32 - kVersionShift)),
+             "bidmach: a line version out of order");
+  version_ = version;
+  base_ = version << kVersionShift;
+  for (auto& slot : slots_) {  // FORCE_COMPLETE of the old version's rounds
+    if (slot == nullptr) continue;
+    slot->round->force();
+    ++stats_.forced;
+    ++stats_.relayout_forced;
+  }
+  for (Reactor::Ticket* t : {&start_ticket_, &complete_ticket_, &done_ticket_}) {
+    if (*t != 0) reactor_.cancel(*t);
+    *t = 0;
+  }
+  give_up_below(base_);
+  line_ = Group(line.members);
+  master_ = line.master;
+  is_master_ = active() && ctx_.comm.rank() == master_;
+  current_ = started_ = 0;
+  completions_.clear();
+  stop_sent_ = false;
+  if (!active()) return;
+  post_start();
+  if (is_master_) {
+    post_complete();
+    start_all(0);
+  }
+}
+
+void DimensionLoop::post_complete() {
+  complete_ticket_ = reactor_.post(
+      ctx_.comm.irecv_any(line_.members(), tags_.complete, complete_in_, {.round = base_}),
+      [this](const Comm::Completion& got) {
+        complete_ticket_ = 0;
         require_ok(got.status, got.source, "bidmach line master");
         const auto r = static_cast<std::uint32_t>(complete_in_.data()[0]);
         DTS_ASSERT(r < started_, "bidmach: a completion of a round never started");
@@ -190,9 +267,10 @@ void DimensionLoop::post_complete() {
 }
 
 void DimensionLoop::post_done() {
-  reactor_.post(
+  done_ticket_ = reactor_.post(
       ctx_.comm.irecv_any(line_.members(), tags_.done, done_in_),
       [this](const Comm::Completion& got) {
+        done_ticket_ = 0;
         require_ok(got.status, got.source, "bidmach line master");
         ++members_done_;
         maybe_stop();
@@ -202,14 +280,15 @@ void DimensionLoop::post_done() {
 }
 
 // Once every learner of the line is done and every started round has completed everywhere.
+// With a changing membership, until the GridMaster's End.
 bool DimensionLoop::more_rounds() const {
   if (cfg_.max_rounds > 0) return started_ < cfg_.max_rounds;
-  return members_done_ < line_.size();
+  return dynamic_ ? !ended_ : members_done_ < line_.size();
 }
 
 void DimensionLoop::maybe_stop() {
   const int p = line_.size();
-  if (stop_sent_ || members_done_ < p || more_rounds()) return;
+  if (stop_sent_ || (dynamic_ ? !ended_ : members_done_ < p) || more_rounds()) return;
   for (int c : completions_) {
     if (c < p) return;
   }

@@ -8,6 +8,11 @@
 //   Member: on Start(r) fetches the model (under the model lock) and runs round r in slot r mod slots, forcing the
 //   round still unfinished in that slot (so a node lags at most `slots` rounds); when round r completes it mixes the
 //   line mean into the live model, m <- (1 - alpha) m + alpha mean, under the lock, and reports Complete(r).
+// A changing membership (grid_master.hpp): the line comes from the GridMaster, versioned. A new version forces
+// the rounds of the old one (their elastic steps apply), gives up every message of older versions (a round's
+// messages travel as round version << 20 | r, the control messages as version << 20) and starts the new line at
+// round 0, with no start-up poll. The LineMaster's stop waits for the GridMaster's End instead of the members'
+// Done; a node that leaves gets Out, forces its rounds and ends.
 #pragma once
 
 #include <atomic>
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/bidmach/grid_master.hpp"
 #include "algorithms/collectives/quorum_allreduce.hpp"
 
 namespace dts::bidmach {
@@ -43,21 +49,24 @@ struct DimStats {
   std::int64_t rounds = 0;              // rounds completed here (elastic steps)
   std::int64_t rounds_in_training = 0;  // of them, while the learner was still training
   std::int64_t forced = 0, short_reduced = 0, missing = 0;
-  double allreduce_s = 0;  // summed over rounds, from the fetch to just before the elastic step
+  std::int64_t relayout_forced = 0;  // of the forced, by a new version of the line
+  double allreduce_s = 0;            // summed over rounds, from the fetch to just before the elastic step
 };
 
 struct DimTags {
   collectives::QuorumTags quorum;
-  Tag start = 0, complete = 0, done = 0;
+  Tag start = 0, complete = 0, done = 0, config = 0;
 };
 DimTags dim_tags(int dim);
 
 class DimensionLoop {
  public:
-  // `line`: the line's members (this node among them, two or more); `master`: its LineMaster's rank.
-  DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& cfg, int dim, Group line, Rank master);
+  // `line`: the line's members (this node among them, two or more) and LineMaster; with a changing membership
+  // (ctx.membership_changes) the line at version 0, and empty when the node is alone or not yet in the grid.
+  DimensionLoop(Context& ctx, NodeModel& model, const GridConfig& cfg, int dim, const Line& line);
   ~DimensionLoop();
-  // Runs until the LineMaster stops the line.
+  // Runs until the LineMaster stops the line (and, with a changing membership, the GridMaster has sent End), or
+  // the node is out of the grid.
   void run();
   // Tells the LineMaster this node's learner is done (the learner's activity calls it and waits the send).
   Request learner_done();
@@ -67,6 +76,11 @@ class DimensionLoop {
   struct Slot;
   void post_start();
   void on_start(const Comm::Completion& got);
+  void post_order();
+  void on_order(const LineOrder& order);
+  void adopt(const Line& line, Round version);  // force the rounds in flight, then run `line` at `version`
+  void give_up_below(Round floor);              // every message of this dimension's rounds below `floor`
+  bool active() const { return line_.size() >= 2; }
   void begin_round(std::uint32_t r);
   void finish_round(Slot& slot, ConstSlice mean);
   void tidy();
@@ -83,11 +97,15 @@ class DimensionLoop {
   NodeModel& model_;
   GridConfig cfg_;
   DimTags tags_;
+  bool dynamic_;  // the membership changes (the GridMaster sends the lines)
   Group line_;
   Rank master_;
   bool is_master_;
+  Round version_ = 0, base_ = 0;  // base_: version_ << 20, the first round id of this version
   Reactor reactor_;
-  Vec start_in_, complete_in_, done_in_;
+  Reactor::Ticket start_ticket_ = 0, complete_ticket_ = 0, done_ticket_ = 0;
+  Vec start_in_, complete_in_, done_in_, order_in_;
+  bool ended_ = false, stop_received_ = false;
   std::vector<std::unique_ptr<Slot>> slots_, draining_;
   std::vector<Request> control_out_;
   bool stopped_ = false;

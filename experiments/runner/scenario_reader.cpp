@@ -176,6 +176,22 @@ std::shared_ptr<const Scenario> read_scenario(ConfigReader& root, const std::str
                 "algorithm \"" + shape.algorithm->name + "\" has a fixed membership: it cannot run with " + key);
     }
   }
+  for (const char* key : {"joins", "leaves"}) {  // the algorithms that change membership coordinate it from rank 0
+    const std::vector<RankEvent>& events = key[0] == 'j' ? s.joins : s.leaves;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (events[i].rank == 0) {
+        root.fail(std::string("scenario/") + key + "/" + std::to_string(i) + "/rank",
+                  "rank 0 coordinates the membership of \"" + shape.algorithm->name + "\": it cannot join or leave");
+      }
+    }
+  }
+  for (const RankEvent& j : s.joins) {
+    for (const RankEvent& l : s.leaves) {
+      if (j.rank == l.rank && l.at_s <= j.at_s) {
+        root.fail("scenario/leaves", "rank " + std::to_string(l.rank) + " leaves at or before its join (joins)");
+      }
+    }
+  }
   for (const RankEvent& f : s.failures) {
     for (const RankEvent& l : s.leaves) {
       if (f.rank == l.rank) root.fail("scenario/leaves", "rank " + std::to_string(f.rank) + " both fails and leaves");

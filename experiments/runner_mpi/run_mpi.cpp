@@ -101,20 +101,14 @@ std::string plan_where(const RunOptions& opt, const Plan& plan, const std::strin
   return opt.experiment_file + ":" + (plan.variant.empty() ? "" : "/variants[" + plan.variant + "]") + key;
 }
 
-// Input checks that only the MPI backend makes: the numerics, the scenario (stragglers, jitter and failures
-// only), and the job's size (`world`; 0: not in a job).
+// Input checks that only the MPI backend makes: the numerics, the scenario (no link changes), and the job's size
+// (`world`; 0: not in a job).
 void check_plan(const RunOptions& opt, const Plan& plan, int world) {
   const Scenario& sc = *plan.scenario;
   if (!sc.links.empty()) {
     throw InputError(sc.where + "/links",
                      "link changes are a simulator notion: the MPI backend runs on the machine's own network (only "
                      "stragglers, jitter and failures apply to --backend mpi)");
-  }
-  for (const auto* events : {&sc.joins, &sc.leaves}) {
-    if (!events->empty()) {
-      throw InputError(sc.where + (events == &sc.joins ? "/joins" : "/leaves"),
-                       "joins and leaves are not supported by the MPI backend (its job has a fixed set of ranks)");
-    }
   }
   const nlohmann::json& run = plan.resolved.at("run");
   if (run.contains("trace") && run["trace"] != "none") {
@@ -179,6 +173,7 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
   RankRecorder recorder(metrics, fault_point);
   Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
+  enter_run(ctx, plan.scenario.get());
   plan.main(ctx);
   fault_point.plan_returned();
   replicas.finish();

@@ -30,6 +30,9 @@ class CaptureRecorder final : public Recorder {
       out_["final_rank"] = comm_.rank();
     }
   }
+  void observe(std::int64_t, ConstSlice params) override {  // the last one: each rank's model at its end
+    out_["observed"][std::to_string(comm_.rank())] = std::vector<float>(params.data.begin(), params.data.end());
+  }
   void evaluate_own(std::int64_t step, ConstSlice params) override {
     out_["own"][std::to_string(comm_.rank())] = std::vector<float>(params.data.begin(), params.data.end());
     out_["own_step"] = step;
@@ -57,6 +60,8 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     job.steps = run.steps;
     job.fidelity = run.fidelity;
     job.scenario.failures = run.failures;
+    job.scenario.joins = run.joins;
+    job.scenario.leaves = run.leaves;
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};

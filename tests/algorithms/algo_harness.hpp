@@ -20,7 +20,8 @@ struct AlgoRun {
   std::int64_t steps = 100;
   sim::PlatformSpec platform;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;
-  std::vector<RankEvent> failures;  // ranks that fail partway (the scenario's failures)
+  std::vector<RankEvent> failures;       // ranks that fail partway (the scenario's failures)
+  std::vector<RankEvent> joins, leaves;  // the scenario's, for algorithms with a changing membership
 };
 
 // A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,
@@ -29,7 +30,8 @@ AlgoRun master_worker_run(const std::string& algorithm, int P, std::int64_t step
                           nlohmann::json config = nlohmann::json::object());
 
 // {"final": [...], "final_step": n, "evals": k, "steps": [per rank], "last_step_s": [per rank, time of the
-//  last recorded step; null for ranks without steps], "end_s": t, "messages": m, "bytes_sent": [per rank]};
+//  last recorded step; null for ranks without steps], "end_s": t, "messages": m, "bytes_sent": [per rank],
+//  "observed": {rank: the last model it gave Recorder::observe}};
 // with problem.shard_rows > 0 also "rows_used": [per worker: the rows it trained on, in order];
 // {"error": what} if the run threw.
 nlohmann::json run_quadratic(const AlgoRun& run);
