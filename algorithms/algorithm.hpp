@@ -119,6 +119,13 @@ enum : Tag {
   kBidmachConfigRow,  //   GridMaster -> node's dimension: its line from a new version on, out, or the end
   kBidmachConfigColumn,
   kBidmachFinal,  //   GridMaster -> node: the members of the final average
+  // MPCA SGD (issue 18, algorithms/mpca)
+  kMpcaJob,            // driver -> worker: a cycle's job (shards to reduce and to download, alpha) or stop
+  kMpcaReduce,         //   the weighted binary tree reduce of one shard, up to the driver
+  kMpcaBroadcast,      //   the swarm broadcast of one extrapolated shard
+  kMpcaDone,           //   worker -> driver: my last step is taken
+  kSparknetBroadcast,  // SparkNet-style averaging: x~, driver -> workers (swarm broadcast)
+  kSparknetReduce,     //   the workers' models, up the binary tree
 };
 }  // namespace tags
 

@@ -27,6 +27,8 @@ AlgorithmSpec agd_spec();
 AlgorithmSpec ps_sync_spec();
 AlgorithmSpec ps_async_spec();
 AlgorithmSpec bidmach_grid_spec();
+AlgorithmSpec mpca_spec();
+AlgorithmSpec sparknet_avg_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
@@ -36,7 +38,7 @@ const std::vector<AlgorithmSpec>& registry() {
       hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),     elastic_gossip_spec(),
       gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(),
       gossipgrad_spec(),    agd_spec(),         ps_sync_spec(),        ps_async_spec(),
-      bidmach_grid_spec(),
+      bidmach_grid_spec(),  mpca_spec(),        sparknet_avg_spec(),
   };
   return specs;
 }

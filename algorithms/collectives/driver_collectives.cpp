@@ -1,0 +1,100 @@
+// MPCA's binary tree reduce and swarm broadcast (driver_collectives.hpp).
+#include "algorithms/collectives/driver_collectives.hpp"
+
+#include <algorithm>
+
+#include "algorithms/collectives/collectives.hpp"
+#include "algorithms/rules/vector_ops.hpp"
+
+namespace dts::collectives {
+
+int BinaryTreeReducePlan::stages(int member) const {
+  const int v = (member - root_ + P_) % P_;
+  int count = 0;
+  for (const int child : {2 * v + 1, 2 * v + 2}) count += child < P_ ? 1 : 0;
+  return count + (v == 0 ? 0 : 1);
+}
+
+PlanStage BinaryTreeReducePlan::stage(int member, int s) const {
+  const int v = (member - root_ + P_) % P_;
+  PlanStage st;
+  for (const int child : {2 * v + 1, 2 * v + 2}) {  // 1. add each child's partial sum, the first child first
+    if (child < P_ && s-- == 0) {
+      st.recvs.push_back({.peer = (child + root_) % P_, .chunk = {0, n_}, .add = true});
+      return st;
+    }
+  }
+  st.sends.push_back({.peer = ((v - 1) / 2 + root_) % P_, .chunk = {0, n_}});  // 2. the total to my parent
+  return st;
+}
+
+void weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag,
+                          bool weighted) {
+  const int me = group.index_of(comm.rank());
+  DTS_ASSERT(me >= 0, "weighted_tree_reduce: caller is not in the group");
+  DTS_ASSERT(data.count >= 1, "weighted_tree_reduce: no room for the weight");
+  const std::size_t n = data.count - 1;
+  if (me == root) {
+    if (data.real()) std::fill(data.data.begin(), data.data.end(), 0.0f);
+  } else if (weighted) {
+    if (data.real()) rules::scale(data.sub(0, n), data.data[n]);
+    compute.charge_elementwise(n, 2);
+  }
+  if (group.size() == 1) return;
+  run_plan(comm, &compute, group, BinaryTreeReducePlan(group.size(), root, data.count), data, tag);
+}
+
+SwarmBroadcastPlan::SwarmBroadcastPlan(int P, int root, std::size_t n, std::size_t chunk_floats, bool reserve)
+    : P_(P), root_(root), n_(n), chunk_floats_(chunk_floats), reserve_(reserve) {
+  DTS_ASSERT(chunk_floats > 0, "swarm_broadcast: chunks of no floats");
+  chunks_ = (n + chunk_floats - 1) / chunk_floats;
+}
+
+Chunk SwarmBroadcastPlan::chunk(std::size_t j) const {
+  const std::size_t at = j * chunk_floats_;
+  return {at, std::min(chunk_floats_, n_ - at)};
+}
+
+int SwarmBroadcastPlan::stages(int member) const {
+  const int v = (member - root_ + P_) % P_;
+  if (v == 0 || !reserve_) return 1;
+  return P_ - 1;  // from the root, then K - 1 ring steps
+}
+
+PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
+  const int v = (member - root_ + P_) % P_, K = P_ - 1;
+  const auto world = [&](int worker) { return (worker + 1 + root_) % P_; };  // worker index -> group index
+  const auto seed = [&](std::size_t j) { return static_cast<int>(j % static_cast<std::size_t>(K)); };
+  PlanStage st;
+  if (v == 0) {  // the root: every chunk once to its seed, or to every worker
+    for (std::size_t j = 0; j < chunks_; ++j) {
+      for (int w = 0; w < K; ++w) {
+        if (!reserve_ || w == seed(j)) st.sends.push_back({.peer = world(w), .chunk = chunk(j)});
+      }
+    }
+    return st;
+  }
+  const int w = v - 1;
+  if (s == 0) {  // 1. my chunks from the root
+    for (std::size_t j = 0; j < chunks_; ++j) {
+      if (!reserve_ || seed(j) == w) st.recvs.push_back({.peer = root_, .chunk = chunk(j)});
+    }
+    return st;
+  }
+  // 2. ring step s: pass on the chunks first given to worker w - s + 1, take those first given to w - s
+  const int give = ((w - s + 1) % K + K) % K, take = ((w - s) % K + K) % K;
+  for (std::size_t j = 0; j < chunks_; ++j) {
+    if (seed(j) == give) st.sends.push_back({.peer = world((w + 1) % K), .chunk = chunk(j)});
+    if (seed(j) == take) st.recvs.push_back({.peer = world((w + K - 1) % K), .chunk = chunk(j)});
+  }
+  return st;
+}
+
+void swarm_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag tag, std::size_t chunk_floats,
+                     bool reserve) {
+  DTS_ASSERT(group.index_of(comm.rank()) >= 0, "swarm_broadcast: caller is not in the group");
+  if (group.size() == 1 || data.count == 0) return;
+  run_plan(comm, nullptr, group, SwarmBroadcastPlan(group.size(), root, data.count, chunk_floats, reserve), data, tag);
+}
+
+}  // namespace dts::collectives

@@ -1,0 +1,204 @@
+// The MPCA driver (papers/mpca_sgd.md §4.8, DRIVER): holds the joint model x~, its smoothed change v and the
+// extrapolated x* that it broadcasts, and runs driver cycles as pipeline.hpp schedules them. A cycle sends every
+// worker its job, then runs the reduce (an activity) while it prepares the shard reduced in the cycle before
+// (3-phase); the broadcast runs as an activity of its own, joined at the start of the next cycle. The cycle ends
+// when the reduce and the preparation have (§13: the download goes on in the background). Once every worker has
+// said it is done, S more cycles reduce every shard with the workers' final states, the last reduced shard is
+// prepared, and x~ is the run's model. The driver's own model estimate for evaluations along the way: the sum of
+// the reductions' tau over S K steps of one worker (real numerics only).
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "algorithms/collectives/driver_collectives.hpp"
+#include "algorithms/mpca/mpca.hpp"
+#include "algorithms/mpca/update_rules.hpp"
+
+namespace dts::mpca {
+namespace {
+
+class Driver {
+ public:
+  Driver(Context& ctx, const Config& cfg)
+      : ctx_(ctx),
+        cfg_(cfg),
+        n_(ctx.compute.num_params()),
+        everyone_(Group::range(0, ctx.workers + 1)),
+        book_(cfg.shards) {
+    Compute& compute = ctx.compute;
+    joint_ = compute.make_vec();
+    old_ = compute.make_vec();
+    v_ = compute.make_vec();  // zeros
+    xstar_ = compute.make_vec();
+    compute.init_params(joint_);
+    rules_copy(xstar_, joint_);
+    const std::size_t largest = shard_range(n_, cfg.shards, 0).second;
+    for (auto& r : reduced_) r = Vec(largest + 1, compute.real());
+  }
+
+  void run() {
+    Recorder& rec = ctx_.recorder;
+    if (rec.eval_due(0)) rec.evaluate(0, joint_);
+    std::vector<Request> done;
+    for (Rank w = 1; w <= ctx_.workers; ++w) done.push_back(ctx_.comm.irecv(w, tags::kMpcaDone, none_));
+    int finished = 0, final_left = -1;
+    std::int64_t c = 0;
+    for (;; ++c) {
+      for (std::size_t i = 0; i < done.size(); ++i) {
+        if (done[i].valid() && done[i].test()) {
+          require_ok(done[i].wait(), static_cast<Rank>(i + 1), "mpca driver");
+          done[i].reset();
+          ++finished;
+        }
+      }
+      if (finished == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
+      if (final_left == 0) break;
+      if (final_left > 0) --final_left;
+      cycle(c);
+    }
+    send_jobs(Job{.stop = true});
+    join_broadcast();
+    if (pending_) prepare(*pending_, c);
+    ctx_.recorder.count("mpca_cycles", c);
+    ctx_.recorder.count("mpca_phase_overlaps", book_.overlaps());
+    ctx_.recorder.count("mpca_empty_reductions", empty_);
+    rec.evaluate(ctx_.steps, joint_, /*final=*/true);
+  }
+
+ private:
+  struct Reduced {
+    int shard = -1;
+    std::size_t buffer = 0;
+  };
+
+  static void rules_copy(Vec& dst, const Vec& src) {
+    if (dst.real()) std::copy(src.data().begin(), src.data().end(), dst.data().begin());
+  }
+
+  void cycle(std::int64_t c) {
+    const Cycle cy = cycle_of(cfg_.phases, cfg_.shards, c);
+    const float alpha = static_cast<float>(cfg_.schedules.alpha_at(c));
+    join_broadcast();
+    const std::size_t buf = static_cast<std::size_t>(c % 2);
+    if (cy.order == Cycle::Order::kInTurn) {  // reduce, prepare, broadcast, one after the other
+      book_.begin(cy.reduce);
+      send_jobs(Job{.reduce = cy.reduce, .alpha = alpha});
+      reduce(cy.reduce, buf);
+      book_.end(cy.reduce);
+      prepare(Reduced{cy.reduce, buf}, c);
+      send_jobs(Job{.broadcast = cy.broadcast, .alpha = alpha});
+      start_broadcast(cy.broadcast);
+      join_broadcast();
+      return;
+    }
+    if (cy.order == Cycle::Order::kPrepareFirst && pending_) prepare(*std::exchange(pending_, std::nullopt), c);
+    book_.begin(cy.reduce);
+    send_jobs(Job{.reduce = cy.reduce, .broadcast = cy.broadcast, .alpha = alpha});
+    if (cy.broadcast >= 0) start_broadcast(cy.broadcast);
+    const std::unique_ptr<Activity> reducing =
+        ctx_.node.spawn("mpca-reduce", [this, r = cy.reduce, buf] { reduce(r, buf); });
+    if (pending_) prepare(*std::exchange(pending_, std::nullopt), c);  // 3-phase: at the same time
+    reducing->join();
+    book_.end(cy.reduce);
+    pending_ = Reduced{cy.reduce, buf};
+  }
+
+  void send_jobs(const Job& j) {
+    if (!j.stop && cfg_.spark.job_launch_s > 0) ctx_.node.sleep_for(cfg_.spark.job_launch_s);
+    Vec msg(Job::kFloats, true);
+    msg.data()[0] = j.stop ? 1.0f : 0.0f;
+    msg.data()[1] = static_cast<float>(j.reduce);
+    msg.data()[2] = static_cast<float>(j.broadcast);
+    msg.data()[3] = j.alpha;
+    std::vector<Request> sent;
+    for (Rank w = 1; w <= ctx_.workers; ++w) sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, msg));
+    for (auto& s : sent) s.wait_ok();
+  }
+
+  void reduce(int shard, std::size_t buf) {
+    const std::size_t cnt = shard_range(n_, cfg_.shards, shard).second;
+    collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, everyone_, reduced_[buf].sub(0, cnt + 1), kDriver,
+                                      tags::kMpcaReduce, cfg_.weighted);
+  }
+
+  // Eq. 9, 8, 4 and 5 on one shard: serialising and chunking are the overheads' business, not the floats'.
+  void prepare(const Reduced& r, std::int64_t c) {
+    book_.begin(r.shard);
+    if (cfg_.spark.prepare_s > 0) ctx_.node.sleep_for(cfg_.spark.prepare_s);
+    const auto [off, cnt] = shard_range(n_, cfg_.shards, r.shard);
+    Vec& red = reduced_[r.buffer];
+    Compute& compute = ctx_.compute;
+    const bool real = red.real();
+    const float total = real ? red.data()[cnt] : 0.0f;
+    const float divisor = cfg_.weighted ? total : static_cast<float>(ctx_.workers);
+    if (real && cfg_.weighted && total == 0) {
+      ++empty_;  // no worker stepped since the shard's last reduction: no information
+    } else {
+      if (real) {
+        for (std::size_t i = 0; i < cnt; ++i) red.data()[i] /= divisor;
+      }
+      driver_update(joint_.sub(off, cnt), old_.sub(off, cnt), red.sub(0, cnt),
+                    static_cast<float>(cfg_.schedules.beta_at(c)));
+      extrapolate(xstar_.sub(off, cnt), v_.sub(off, cnt), joint_.sub(off, cnt), old_.sub(off, cnt),
+                  static_cast<float>(cfg_.delta), static_cast<float>(cfg_.schedules.gamma_at(c)));
+      compute.charge_elementwise(cnt, 2);  // the division
+      compute.charge_elementwise(cnt, 4);  // Eq. 8
+      compute.charge_elementwise(cnt, 5);  // Eq. 4-5
+    }
+    book_.end(r.shard);
+    if (real) steps_seen_ += static_cast<double>(total);
+    evaluate_along();
+  }
+
+  void start_broadcast(int shard) {
+    book_.begin(shard);
+    broadcasting_ = shard;
+    const auto [off, cnt] = shard_range(n_, cfg_.shards, shard);
+    const Slice from = xstar_.sub(off, cnt);
+    broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from] {
+      collectives::swarm_broadcast(ctx_.comm, everyone_, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
+                                   cfg_.reserve);
+    });
+  }
+
+  void join_broadcast() {
+    if (!broadcast_) return;
+    broadcast_->join();
+    broadcast_.reset();
+    book_.end(broadcasting_);
+  }
+
+  // Evaluates x~ at the steps the recorder wants that the workers' reported steps have passed.
+  void evaluate_along() {
+    const double per_step = static_cast<double>(cfg_.shards) * ctx_.workers;
+    const std::int64_t now = std::min(ctx_.steps, static_cast<std::int64_t>(steps_seen_ / per_step));
+    for (std::int64_t s = evaluated_ + 1; s < now; ++s) {  // the last step is the final evaluation's
+      if (ctx_.recorder.eval_due(s)) {
+        ctx_.recorder.evaluate(s, joint_);
+        break;
+      }
+    }
+    evaluated_ = std::max(evaluated_, now);
+  }
+
+  Context& ctx_;
+  const Config& cfg_;
+  std::size_t n_;
+  Group everyone_;
+  PhaseBook book_;
+  Vec joint_, old_, v_, xstar_, none_{0, true};
+  std::array<Vec, 2> reduced_;
+  std::optional<Reduced> pending_;
+  std::unique_ptr<Activity> broadcast_;
+  int broadcasting_ = -1;
+  std::int64_t empty_ = 0, evaluated_ = 0;
+  double steps_seen_ = 0;
+};
+
+}  // namespace
+
+void driver(Context& ctx, const Config& cfg) { Driver(ctx, cfg).run(); }
+
+}  // namespace dts::mpca

@@ -1,0 +1,43 @@
+// MPCA SGD (papers/mpca_sgd.md §4): a driver on rank 0 and K workers on ranks 1..K (`workers` = K, K + 1 ranks,
+// as the EASGD center). The model is split into S shards of (nearly) equal float counts (ring_chunk). Driver
+// cycles reduce, prepare and broadcast shards (pipeline.hpp); every worker trains without pause and is pulled
+// toward the latest broadcast shards at every step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/mpca/pipeline.hpp"
+#include "algorithms/mpca/spark_overheads.hpp"
+
+namespace dts::mpca {
+
+constexpr Rank kDriver = 0;
+
+struct Config {
+  int shards = 3, phases = 3;
+  bool weighted = true;                 // Eq. 9 (else the workers' plain mean)
+  std::size_t chunk_floats = 1u << 20;  // the broadcast's chunks (spark.broadcast.blockSize, 4 MiB)
+  bool reserve = true;                  // workers re-serve the chunks they hold
+  double delta = 0.8;                   // Eq. 4
+  bool displace = true;                 // Eq. 7 (else Eq. 6, the penalty's gradient)
+  Schedules schedules;
+  SparkOverheads spark;
+};
+
+// The driver's job message to each worker at the start of a cycle (Spark's job with the broadcast id).
+struct Job {
+  bool stop = false;
+  int reduce = -1, broadcast = -1;  // shards; -1: none
+  float alpha = 0;
+  static constexpr std::size_t kFloats = 4;
+};
+
+// Shard s of the model: {offset, count}.
+std::pair<std::size_t, std::size_t> shard_range(std::size_t params, int shards, int s);
+
+void driver(Context& ctx, const Config& cfg);
+void worker(Context& ctx, const Config& cfg);
+
+}  // namespace dts::mpca

@@ -1,0 +1,123 @@
+// An MPCA worker (papers/mpca_sgd.md §4.8, AGENT LOOP and MAP_TASK): the rank's main activity trains without
+// pause; an agent activity serves the driver's jobs. Under the model lock, held by a training step from the
+// displacement to the optimizer's update, the agent hands the optimizer the shard downloaded during the last
+// cycle as its new target (host -> device), snapshots the shard to reduce with its step count tau since that
+// shard's last reduction (device -> host) and resets tau; then it starts the download of the job's broadcast (an
+// activity of its own, joined at the next job) and takes part in the reduction.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "algorithms/collectives/driver_collectives.hpp"
+#include "algorithms/mpca/mpca.hpp"
+#include "algorithms/mpca/update_rules.hpp"
+#include "algorithms/rules/vector_ops.hpp"
+
+namespace dts::mpca {
+namespace {
+
+struct WorkerState {
+  Vec x, target;
+  std::vector<char> has_target;
+  std::vector<std::int64_t> tau;  // steps since each shard's last reduction
+  float alpha = 0;
+  std::unique_ptr<Mutex> lock;
+};
+
+void agent(Context& ctx, const Config& cfg, WorkerState& w) {
+  Compute& compute = ctx.compute;
+  const std::size_t n = compute.num_params(), largest = shard_range(n, cfg.shards, 0).second;
+  const Group everyone = Group::range(0, ctx.workers + 1);
+  Vec job(Job::kFloats, true), download(largest, compute.real()), reduce(largest + 1, compute.real());
+  std::unique_ptr<Activity> downloading;
+  int downloaded = -1;  // the shard in `download`
+  std::int64_t targets = 0;
+  for (;;) {
+    ctx.comm.recv(kDriver, tags::kMpcaJob, job);
+    const Job j{job.data()[0] != 0, static_cast<int>(job.data()[1]), static_cast<int>(job.data()[2]), job.data()[3]};
+    if (downloading) downloading->join();  // the broadcast of the last cycle
+    downloading.reset();
+    std::size_t rcount = 0;
+    {
+      const std::lock_guard<Mutex> hold(*w.lock);  // at the next step boundary
+      if (downloaded >= 0) {                       // 1. the new target
+        const auto [off, cnt] = shard_range(n, cfg.shards, downloaded);
+        rules::copy(w.target.sub(off, cnt), download.sub(0, cnt));
+        compute.charge_elementwise(cnt, 2);
+        w.has_target[static_cast<std::size_t>(downloaded)] = 1;
+        downloaded = -1;
+        ++targets;
+      }
+      w.alpha = j.alpha;
+      if (!j.stop && j.reduce >= 0) {  // 2. the snapshot of the shard to reduce, and its tau
+        const auto [off, cnt] = shard_range(n, cfg.shards, j.reduce);
+        rcount = cnt;
+        rules::copy(reduce.sub(0, cnt), w.x.sub(off, cnt));
+        if (reduce.real()) reduce.data()[cnt] = static_cast<float>(w.tau[static_cast<std::size_t>(j.reduce)]);
+        w.tau[static_cast<std::size_t>(j.reduce)] = 0;
+        compute.charge_elementwise(cnt, 2);
+      }
+    }
+    if (j.stop) break;
+    if (j.broadcast >= 0) {  // 3. the download, in the background
+      downloaded = j.broadcast;
+      const Slice into = download.sub(0, shard_range(n, cfg.shards, j.broadcast).second);
+      downloading = ctx.node.spawn("mpca-download-" + std::to_string(ctx.comm.rank()), [&ctx, &cfg, &everyone, into] {
+        collectives::swarm_broadcast(ctx.comm, everyone, into, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats,
+                                     cfg.reserve);
+        const double unpack_s = cfg.spark.collective_s(into.count);  // deserialise, copy toward the device
+        if (unpack_s > 0) ctx.node.sleep_for(unpack_s);
+      });
+    }
+    if (j.reduce >= 0) {                                     // 4. my part of the tree reduce
+      const double pack_s = cfg.spark.collective_s(rcount);  // serialise my contribution
+      if (pack_s > 0) ctx.node.sleep_for(pack_s);
+      collectives::weighted_tree_reduce(ctx.comm, compute, everyone, reduce.sub(0, rcount + 1), kDriver,
+                                        tags::kMpcaReduce, cfg.weighted);
+    }
+  }
+  ctx.recorder.count("mpca_targets_set", targets);
+}
+
+}  // namespace
+
+void worker(Context& ctx, const Config& cfg) {
+  Compute& compute = ctx.compute;
+  const std::size_t n = compute.num_params();
+  const auto S = static_cast<std::size_t>(cfg.shards);
+  WorkerState w{compute.make_vec(),   compute.make_vec(), std::vector<char>(S, 0), std::vector<std::int64_t>(S, 0), 0,
+                ctx.node.make_mutex()};
+  Vec grad = compute.make_vec();
+  compute.init_params(w.x);
+  const std::unique_ptr<Activity> serving =
+      ctx.node.spawn("mpca-agent-" + std::to_string(ctx.comm.rank()), [&] { agent(ctx, cfg, w); });
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    float loss = 0;
+    {
+      const std::lock_guard<Mutex> hold(*w.lock);
+      const auto pull = [&](bool gradient) {  // every shard with a target, Eq. 7 or Eq. 6
+        if (w.alpha == 0) return;
+        for (int s = 0; s < cfg.shards; ++s) {
+          if (!w.has_target[static_cast<std::size_t>(s)]) continue;
+          const auto [off, cnt] = shard_range(n, cfg.shards, s);
+          if (gradient) {
+            add_penalty_gradient(grad.sub(off, cnt), w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
+          } else {
+            displace(w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
+          }
+          compute.charge_elementwise(cnt, 3);
+        }
+      };
+      if (cfg.displace) pull(false);  // 1. displace, then the gradient at the displaced point
+      loss = compute.forward_backward(w.x, grad);
+      if (!cfg.displace) pull(true);
+      compute.optimizer_step(w.x, grad);  // 2. the experiment's optimizer (the paper's: Adam)
+      for (auto& t : w.tau) ++t;
+    }
+    ctx.recorder.step(step + 1, loss);
+  }
+  ctx.comm.send(kDriver, tags::kMpcaDone, Vec(0, true));
+  serving->join();
+}
+
+}  // namespace dts::mpca
