@@ -126,6 +126,10 @@ enum : Tag {
   kMpcaDone,           //   worker -> driver: my last step is taken
   kSparknetBroadcast,  // SparkNet-style averaging: x~, driver -> workers (swarm broadcast)
   kSparknetReduce,     //   the workers' models, up the binary tree
+  // BIDMach's grid beyond two dimensions (dims 3 and 4): dimensions 2 and 3, six tags each, as the row's and the
+  // column's above (scatter, reduce, start, complete, done, config; bidmach::dim_tags).
+  kBidmachHigherDims,
+  kBidmachHigherDimsEnd = kBidmachHigherDims + 12,
 };
 }  // namespace tags
 

@@ -191,12 +191,17 @@ def b4(root, out):
     fig.savefig(out, dpi=110)
 
 
+def over_dims(c, key):
+    """A counter summed over the grid's dimensions (row, column, and dim2, dim3 of a 3- or 4-D grid)."""
+    return sum(c.get(f"{key}_{dim}", 0) for dim in ("row", "column", "dim2", "dim3"))
+
+
 def grid_row(name, d):
     n, p, steps, c, s = grid_counts(d)
     rates = rank_rates(d)
     dims = int(config(d)["algorithm"].get("dims", 2))
-    per_node = (c["rounds_row"] + c["rounds_column"]) / n
-    in_training = (c["rounds_in_training_row"] + c["rounds_in_training_column"]) / n
+    per_node = over_dims(c, "rounds") / n
+    in_training = over_dims(c, "rounds_in_training") / n
     last = {}
     for r in rows(d):
         if r["kind"] == "train":
@@ -204,12 +209,11 @@ def grid_row(name, d):
     train_s = sum(last.values()) / len(last) - START_S
     return [name, throughput(d), throughput(d) / n, min(x for x in rates.values() if x), per_node,
             in_training / dims / train_s, c["rounds_forced_row"], c["rounds_forced_column"],
-            c["chunks_short_reduced_row"] + c["chunks_short_reduced_column"],
-            c["chunks_missing_row"] + c["chunks_missing_column"], c["learner_lock_wait_us"] / 1e6 / n,
+            over_dims(c, "chunks_short_reduced"), over_dims(c, "chunks_missing"), c["learner_lock_wait_us"] / 1e6 / n,
             s["simulated_time_s"]]
 
 
-GRID_HEAD = ["variant", "samples/s", "per-node samples/s", "slowest node samples/s", "rounds per node (both dims)",
+GRID_HEAD = ["variant", "samples/s", "per-node samples/s", "slowest node samples/s", "rounds per node (all dims)",
              "line round rate /s during training", "forced rounds, row", "forced rounds, column", "chunks reduced short", "chunks from own copy",
              "learner lock wait s per node", "simulated s"]
 
@@ -248,13 +252,14 @@ def b7(root, out):
 
 
 def b8(root, out):
-    print("B8 one line of all n nodes (dims 1) vs the 2-D grid (dims 2) (prediction); 3-D grids are not "
-          "implemented. Mean round duration = summed round durations / rounds (both dimensions)\n")
+    print("B8 one line of all n nodes (dims 1) vs the 2-D grid (dims 2) vs 3- and 4-D grids (dims 3, 4: the nodes "
+          "row-major in a grid of side ceil(n^(1/d)), §14's future work) (prediction). Mean round duration = summed "
+          "round durations / rounds (all dimensions)\n")
     body = []
     for name, d in sorted(variants(root).items(), key=lambda nd: (grid_counts(nd[1])[0], nd[0])):
         _, _, _, c, _ = grid_counts(d)
-        rounds = c["rounds_row"] + c["rounds_column"]
-        mean = (c["allreduce_us_row"] + c["allreduce_us_column"]) / 1e6 / rounds if rounds else None
+        rounds = over_dims(c, "rounds")
+        mean = over_dims(c, "allreduce_us") / 1e6 / rounds if rounds else None
         body.append(grid_row(name, d)[:6] + [mean])
     print(table(GRID_HEAD[:6] + ["mean round duration s"], body))
 

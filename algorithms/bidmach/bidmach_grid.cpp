@@ -51,16 +51,16 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
   if (me == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, model.params);
 
   // The lines: a 2-D grid laid out as the GridMaster lays out nodes joining in rank order (those present from
-  // the start), or (dims 1) one line of every node, mastered by rank 0.
+  // the start), or (dims 1) one line of every node, mastered by rank 0, or (dims 3, 4) a d-dimensional grid.
   const bool dynamic = ctx.membership_changes;
   const bidmach::GridView grid = bidmach::initial_grid(ctx.comm.size(), dims, ctx.joining);
   std::unique_ptr<Activity> grid_master;
   if (dynamic && me == 0) grid_master = ctx.node.spawn("bidmach-grid", [&ctx, grid] { run_grid_master(ctx, grid); });
   if (dynamic && std::binary_search(ctx.joining.begin(), ctx.joining.end(), me))
     tell_grid_master(ctx.comm, bidmach::NodeNews::kJoined);
-  const char* names[] = {"row", "column"};
-  std::unique_ptr<DimensionLoop> loops[2];
-  std::unique_ptr<Activity> activities[2];
+  const char* names[bidmach::kMaxDims] = {"row", "column", "dim2", "dim3"};
+  std::unique_ptr<DimensionLoop> loops[bidmach::kMaxDims];
+  std::unique_ptr<Activity> activities[bidmach::kMaxDims];
   if (!cfg.train) model.learner_done.store(true);
   for (int d = 0; d < dims; ++d) {
     const bidmach::Line line = grid.line(me, d);
@@ -104,7 +104,8 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims) {
   for (auto& a : activities) {
     if (a != nullptr) a->join();
   }
-  for (int d = 0; d < 2; ++d) report(ctx, names[d], loops[d] != nullptr ? loops[d]->stats() : bidmach::DimStats{});
+  for (int d = 0; d < std::max(dims, 2); ++d)
+    report(ctx, names[d], loops[d] != nullptr ? loops[d]->stats() : bidmach::DimStats{});
   ctx.recorder.count("learner_lock_wait_us", micros(lock_wait_s));
   gossip_observe(ctx, ctx.steps, model.params);
   if (!dynamic) {
@@ -134,7 +135,7 @@ AlgorithmSpec bidmach_grid_spec() {
             cfg.startup_poll_s = r.number("startup_poll_s", 2.0, 0.0, 3600.0);
             cfg.max_rounds = static_cast<std::uint32_t>(r.integer("max_rounds", 0, 0, 1'000'000));
             cfg.train = r.boolean("train", true);
-            const int dims = static_cast<int>(r.integer("dims", 2, 1, 2));
+            const int dims = static_cast<int>(r.integer("dims", 2, 1, bidmach::kMaxDims));
             return [cfg, dims](Context& ctx) { grid_rank(ctx, cfg, dims); };
           },
           /*membership=*/true};

@@ -22,6 +22,11 @@ float as_float(std::uint32_t v) {
 }  // namespace
 
 DimTags dim_tags(int dim) {
+  DTS_ASSERT(dim >= 0 && dim < kMaxDims, "bidmach: a dimension beyond the grid's");
+  if (dim >= 2) {
+    const Tag b = tags::kBidmachHigherDims + 6 * (dim - 2);
+    return {{b, b + 1}, b + 2, b + 3, b + 4, b + 5};
+  }
   const Tag d = dim;
   return {{tags::kBidmachScatterRow + d, tags::kBidmachReduceRow + d},
           tags::kBidmachStartRow + d,

@@ -2,7 +2,10 @@
 #include "algorithms/bidmach/grid_master.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+
+#include "algorithms/bidmach/dimension_loop.hpp"
 
 namespace dts::bidmach {
 namespace {
@@ -37,6 +40,19 @@ Line GridView::line(Rank node, int dim) const {
   Line l;
   if (dims == 1) {
     if (dim == 0) l = {nodes(), 0};
+  } else if (dims > 2) {
+    const std::vector<Rank> all = nodes();
+    const auto n = static_cast<long>(all.size());
+    const long idx = std::lower_bound(all.begin(), all.end(), node) - all.begin();
+    long side = 1, stride = 1;
+    while (std::pow(static_cast<double>(side), dims) < static_cast<double>(n)) ++side;
+    for (int a = 0; a < dim; ++a) stride *= side;
+    const long coord = idx / stride % side;
+    for (long k = 0; k < side; ++k) {
+      const long j = idx + (k - coord) * stride;
+      if (j < n) l.members.push_back(all[static_cast<std::size_t>(j)]);
+    }
+    l.master = l.members.front();
   } else {
     const auto d = static_cast<Dim>(dim);
     const int i = d == Dim::kRow ? c->row : c->col;
@@ -102,7 +118,7 @@ void run_grid_master(Context& ctx, GridView grid) {
   std::vector<Request> out;
   const auto order = [&](Rank to, int dim, const LineOrder& o) {
     const std::vector<float> m = encode(o, ranks);
-    out.push_back(comm.isend(to, tags::kBidmachConfigRow + dim, ConstSlice(std::span<const float>(m))));
+    out.push_back(comm.isend(to, dim_tags(dim).config, ConstSlice(std::span<const float>(m))));
   };
   Round version = 0;
   std::int64_t relayouts = 0;
@@ -157,7 +173,7 @@ void run_grid_master(Context& ctx, GridView grid) {
     out.push_back(comm.isend(r, tags::kBidmachFinal, ConstSlice(std::span<const float>(final_msg))));
   for (Request& r : out) r.wait_ok();
   ctx.recorder.count("grid_relayouts", relayouts);
-  ctx.recorder.count("grid_imbalance_max", worst);
+  if (grid.dims == 2) ctx.recorder.count("grid_imbalance_max", worst);
 }
 
 std::vector<Rank> final_members(Comm& comm) {

@@ -25,7 +25,12 @@ struct Line {
   friend bool operator==(const Line&, const Line&) = default;
 };
 
-// The lines of a layout: dims 2, the grid's rows and columns; dims 1, one line of every node mastered by rank 0.
+inline constexpr int kMaxDims = 4;
+
+// The lines of a layout: dims 2, the grid's rows and columns; dims 1, one line of every node mastered by rank 0;
+// dims 3 and 4 (§14's d-dimensional grid, which BIDMach never built): the nodes in ascending order fill a grid of
+// side ceil(n^(1/d)) in row-major order, a line is the nodes that differ in one coordinate only, mastered by
+// its first; the GridLayout then only holds who is in the grid.
 struct GridView {
   GridLayout layout;
   int dims = 2;

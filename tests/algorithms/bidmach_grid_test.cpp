@@ -7,6 +7,7 @@
 
 #include "algorithms/api/collective_only_compute.hpp"
 #include "algorithms/bidmach/dimension_loop.hpp"
+#include "algorithms/bidmach/grid_master.hpp"
 #include "tests/algorithms/algo_harness.hpp"
 #include "tests/sim/sim_harness.hpp"
 #include "tests/support/null_recorder.hpp"
@@ -171,4 +172,33 @@ TEST_CASE("bidmach: nodes join and leave during rounds; no contribution is lost 
       CHECK(near(m.get<std::vector<float>>()));
     }
   }
+}
+
+TEST_CASE("bidmach: a 2 x 2 x 2 grid (dims 3) averages along three dimensions and converges", "[algorithms][bidmach]") {
+  AlgoRun run = grid_run(8, 300, {{"dims", 3}});
+  const auto out = dts::test::run_quadratic_ok(run);
+  const auto& c = out["counters"];
+  // Lines of 2 mix less per round than the 8-node line (1e-7 after 300 steps) or the 3 x 3 grid (0.03): 0.062.
+  CHECK(dts::test::distance_to_answer(out, run.problem) < 0.1);
+  const std::int64_t rounds = c["rounds_row"].get<std::int64_t>() + c["rounds_column"].get<std::int64_t>() +
+                              c["rounds_dim2"].get<std::int64_t>();
+  for (const char* d : {"rounds_row", "rounds_column", "rounds_dim2"}) CHECK(c[d].get<int>() >= 8 * 10);
+  // Lines of 2 in each dimension: per node and round a scatter chunk, a reduced chunk, the Start and the
+  // Complete; per node and dimension a Done and a Stop; the final tree allreduce over 8.
+  CHECK(out["messages"] == 4 * rounds + 2 * 8 * 3 + 14);
+}
+
+TEST_CASE("bidmach: the d-dimensional grid's lines", "[algorithms][bidmach]") {
+  const auto lines = [](int n, int dims, int node, int dim) {
+    return dts::bidmach::initial_grid(n, dims, {}).line(node, dim);
+  };
+  // 27 nodes in 3 x 3 x 3, row-major: node 13 is the centre (1, 1, 1).
+  CHECK(lines(27, 3, 13, 0).members == std::vector<dts::Rank>{12, 13, 14});
+  CHECK(lines(27, 3, 13, 1).members == std::vector<dts::Rank>{10, 13, 16});
+  CHECK(lines(27, 3, 13, 2).members == std::vector<dts::Rank>{4, 13, 22});
+  CHECK(lines(27, 3, 13, 2).master == 4);
+  // 10 nodes: side 3, the last slab holds node 9 alone (its third-dimension line is 0 and 9).
+  CHECK(lines(10, 3, 9, 2).members == std::vector<dts::Rank>{0, 9});
+  CHECK(lines(10, 3, 9, 0).members.empty());  // alone in its row: no line
+  CHECK(lines(16, 4, 5, 3).members == std::vector<dts::Rank>{5, 13});
 }
