@@ -15,6 +15,7 @@
 #include "algorithms/collectives/driver_collectives.hpp"
 #include "algorithms/mpca/mpca.hpp"
 #include "algorithms/mpca/update_rules.hpp"
+#include "algorithms/rules/vector_ops.hpp"
 
 namespace dts::mpca {
 namespace {
@@ -33,7 +34,7 @@ class Driver {
     v_ = compute.make_vec();  // zeros
     xstar_ = compute.make_vec();
     compute.init_params(joint_);
-    rules_copy(xstar_, joint_);
+    rules::copy(xstar_, joint_);
     const std::size_t largest = shard_range(n_, cfg.shards, 0).second;
     for (auto& r : reduced_) r = Vec(largest + 1, compute.real());
   }
@@ -72,10 +73,6 @@ class Driver {
     int shard = -1;
     std::size_t buffer = 0;
   };
-
-  static void rules_copy(Vec& dst, const Vec& src) {
-    if (dst.real()) std::copy(src.data().begin(), src.data().end(), dst.data().begin());
-  }
 
   void cycle(std::int64_t c) {
     const Cycle cy = cycle_of(cfg_.phases, cfg_.shards, c);
