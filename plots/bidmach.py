@@ -244,7 +244,10 @@ def b6(root, out):
           "(BIDMach's final model); elastic period: training steps per elastic step, both dimensions (B5)\n")
     marks = (1, 5, 10, 20)
     body, curves = [], {}
-    for name, d in variants(root).items():
+    order = {"bidmach_grid": 0, "ps_sync": 1, "ps_async": 2}
+    runs = sorted(variants(root).items(), key=lambda nd: (order.get(config(nd[1])["algorithm"]["name"], 3),
+                                                          config(nd[1])["algorithm"]["workers"], nd[0]))
+    for name, d in runs:
         cfg, s = config(d), load(os.path.join(d, "summary.json"))
         spe = int(cfg["run"]["steps_per_epoch"])
         own, avg = quality_curves(d)
@@ -264,6 +267,7 @@ def b6(root, out):
         ms = [mean_sd(by_epoch[e]) for e in es]
         line, = ax.plot(es, [m for m, _ in ms], label=name)
         ax.fill_between(es, [m - sd for m, sd in ms], [m + sd for m, sd in ms], color=line.get_color(), alpha=0.2)
+    ax.set_ylim(0.5, None)  # epoch 0 (the initial model, about 0.1) is off the scale
     ax.set(xlabel="epoch", ylabel="test accuracy (nodes' own models)",
            title="B6 surrogate: softmax regression, Fashion-MNIST (prediction)")
     ax.legend(fontsize=8)
