@@ -79,7 +79,10 @@ void DimensionLoop::run() {
   while (!stopped_ || std::any_of(slots_.begin(), slots_.end(), [](auto& s) { return s != nullptr; }) ||
          !draining_.empty()) {
     DTS_ASSERT(reactor_.pending() > 0, "bidmach: a round waits for nothing");
-    reactor_.run_one();
+    const bool between_rounds =
+        std::all_of(slots_.begin(), slots_.end(), [](auto& s) { return s == nullptr; }) && draining_.empty();
+    while (!reactor_.run_one(between_rounds ? kPatienceSliceS : kForever)) {
+    }
     tidy();
   }
   for (Request& r : control_out_) {

@@ -27,6 +27,12 @@
 
 namespace dts::bidmach {
 
+// The grid's waits between rounds (a line of one, a LineMaster between rounds, the GridMaster's wait for news,
+// a leaver's wait for the final members) may last as long as training. They wait in slices of this length:
+// the MPI backend ends a wait without a timeout that sees no progress for its hang timeout (--hang-timeout,
+// 300 s by default). A hung peer is still found by the waits of the rounds, which keep that limit.
+inline constexpr double kPatienceSliceS = 60;
+
 struct GridConfig {
   float alpha = 0.3f;                // elasticRate
   collectives::QuorumConfig quorum;  // theta_r, theta_c, maxChunkSize

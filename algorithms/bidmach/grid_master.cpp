@@ -32,6 +32,13 @@ int imbalance(const GridLayout& g) {
   return worst;
 }
 
+// Waits for a message that may be as far off as the end of training (kPatienceSliceS).
+void wait_long(Request& r) {
+  while (r.wait(kPatienceSliceS) == Status::kTimeout) {
+  }
+  r.wait_ok();  // completed: its status at once
+}
+
 }  // namespace
 
 Line GridView::line(Rank node, int dim) const {
@@ -127,7 +134,7 @@ void run_grid_master(Context& ctx, GridView grid) {
   Vec news(1, true);
   while (finished < ranks) {
     Request r = comm.irecv_any(everyone, tags::kBidmachGrid, news);
-    r.wait_ok();
+    wait_long(r);
     const Rank from = r.source();
     const auto what = static_cast<NodeNews>(static_cast<int>(news.data()[0]));
     if (what == NodeNews::kDone) {
@@ -178,7 +185,8 @@ void run_grid_master(Context& ctx, GridView grid) {
 
 std::vector<Rank> final_members(Comm& comm) {
   Vec msg(static_cast<std::size_t>(comm.size()) + 1, true);
-  comm.irecv(0, tags::kBidmachFinal, msg).wait_ok();
+  Request r = comm.irecv(0, tags::kBidmachFinal, msg);
+  wait_long(r);
   const float* m = msg.data().data();
   std::vector<Rank> members;
   for (int i = 0; i < static_cast<int>(m[0]); ++i) members.push_back(static_cast<Rank>(m[1 + i]));

@@ -79,3 +79,27 @@ TEST_CASE("realexec: bidmach_grid's membership changes on MPI as on the simulato
     CHECK(s["scenario"]["events"].size() == 2);
   }
 }
+
+TEST_CASE("realexec: bidmach_grid waits between rounds past the hang timeout", "[mpi]") {
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp["algorithm"] = {{"name", "bidmach_grid"},
+                      {"workers", 5},
+                      {"batch_size", 16},
+                      {"startup_poll_s", 0},
+                      {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  exp["run"] = {{"steps", 16}, {"eval_every_steps", 0}, {"log_every_steps", 8}};
+  exp.erase("variants");
+  // Rank 2 leaves at once and the others finish their steps in a fraction of a second; rank 4 joins at 3 s.
+  // Until then the GridMaster hears nothing, the leaver waits for the final members and the lines wait for
+  // their next round: each longer than the 1 s hang timeout, as between the rounds of a long run.
+  exp["scenario"] = {{"joins", {{{"rank", 4}, {"at_s", 3}}}}, {"leaves", {{{"rank", 2}, {"at_s", 0}}}}};
+  write_json(tmp / "grid.json", exp);
+  const auto mpi = mpirun_dtsim(
+      5, (tmp / "grid.json").string() + " --out " + (tmp / "mpi").string() + " --hang-timeout 1", tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  const auto s = summary_of(tmp / "mpi");
+  CHECK(s["counters"]["grid_relayouts"] == 2);
+  CHECK(s["wall_time_s"].get<double>() > 3);
+}
