@@ -3,8 +3,8 @@
 
   plots/mpca.py NAME RESULT_DIR [--out FIGURE]
 
-NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m10_mxnet_load,
-m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one subdirectory per variant). Prints the
+NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m8_extrapolation,
+m9_weighting, m10_mxnet_load, m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one subdirectory per variant). Prints the
 Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
 prediction of the simulator.
 
@@ -241,8 +241,12 @@ def m8(root, out):
     convergence(root, out, "M8: extrapolation, K = 8, lenet / Fashion-MNIST")
 
 
+def m9(root, out):
+    convergence(root, out, "M9: weighted reduction, 3 of 8 workers at half speed")
+
+
 PLOTS = {"m1_calibration": m1, "m5_system_metrics": m5, "m6_exchange_patterns": m6, "m7_scale_out": m7,
-         "m8_extrapolation": m8, "m10_mxnet_load": m10,
+         "m8_extrapolation": m8, "m9_weighting": m9, "m10_mxnet_load": m10,
          "m11_easgd_tau": m11}
 
 
