@@ -4,8 +4,8 @@
   plots/mpca.py NAME RESULT_DIR [--out FIGURE]
 
 NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m8_extrapolation,
-m9_weighting, m10_mxnet_load, m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one subdirectory per variant). Prints the
-Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
+m9_weighting, m10_mxnet_load, m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one
+subdirectory per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
 prediction of the simulator.
 
 Definitions. Workers: the ranks that computed (forward_backward > 0). GPU utilisation: a worker's forward_backward
