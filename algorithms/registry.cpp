@@ -29,6 +29,8 @@ AlgorithmSpec ps_async_spec();
 AlgorithmSpec bidmach_grid_spec();
 AlgorithmSpec mpca_spec();
 AlgorithmSpec sparknet_avg_spec();
+AlgorithmSpec easgd_driver_spec();
+AlgorithmSpec ps_sharded_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
@@ -38,7 +40,8 @@ const std::vector<AlgorithmSpec>& registry() {
       hogwild_sgd_spec(),   sync_sgd_spec(),    gossip_sgd_spec(),     elastic_gossip_spec(),
       gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(),
       gossipgrad_spec(),    agd_spec(),         ps_sync_spec(),        ps_async_spec(),
-      bidmach_grid_spec(),  mpca_spec(),        sparknet_avg_spec(),
+      bidmach_grid_spec(),  mpca_spec(),        sparknet_avg_spec(),   easgd_driver_spec(),
+      ps_sharded_spec(),
   };
   return specs;
 }

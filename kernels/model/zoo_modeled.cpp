@@ -13,6 +13,14 @@
 //   vgg16            3x224x224  138,357,544   15.47      Simonyan & Zisserman config D (torchvision vgg16)
 //   vgg19            3x224x224  143,667,240   19.63      config E (torchvision vgg19; 575 MB)
 //   resnet50         3x224x224  25,557,032    4.09       torchvision resnet50 (v1.5: stride on the 3x3)
+// The MPCA paper's models (papers/mpca_sgd.md §8.1, §10; its message sizes are the paper's MiB figures):
+//   vgg_a            3x224x224  132,863,336   7.61       VGG config A (torchvision vgg11; 506.8 MiB, paper 491)
+//   resnet34         3x224x224  21,797,672    3.67       torchvision resnet34 (basic blocks; 83.2 MiB, paper 83)
+//   resnet152        3x224x224  60,192,808    11.56      torchvision resnet152 (229.6 MiB, paper 223)
+//   resnet110        3x32x32    1,730,714     0.253      He et al.'s CIFAR ResNet-110 (3 x 18 basic blocks of
+//                                                        16/32/64), 1x1 projection shortcuts at the two stride-2
+//                                                        blocks (the paper's option A pads with zeros, 2,752 fewer
+//                                                        parameters); 10 outputs; 6.6 MiB, paper 6.7
 //
 // Caffe-style pools (AlexNet, GoogLeNet) round up (ceil mode); torchvision-style ones (VGG, ResNet) round down.
 #include "kernels/model/zoo_modeled.hpp"
@@ -117,6 +125,48 @@ ModelProfile resnet50() {
   return b.take(kImageNetClasses);
 }
 
+// ResNet basic block (He et al. 2016): 3x3 (stride here) -> 3x3, batch norm after each, no conv bias; a 1x1
+// projection shortcut where the shape changes.
+void basic_block(CostBuilder& b, int width, int stride) {
+  const Shape in = b.shape();
+  b.conv(width, 3, stride, 1, 1, false).bn().relu();
+  const Shape out = b.conv(width, 3, 1, 1, 1, false).bn().shape();
+  Shape shortcut = in;
+  if (stride != 1 || in.c != width) shortcut = b.at(in).conv(width, 1, stride, 0, 1, false).bn().shape();
+  b.at(out).add(shortcut).relu();
+}
+
+// ImageNet ResNets (torchvision): `bottleneck` blocks of 4 x width outputs, else basic blocks.
+ModelProfile resnet_imagenet(const std::string& name, const std::vector<int>& blocks, bool bottlenecks) {
+  CostBuilder b(name, kImageNet224);
+  b.conv(64, 7, 2, 3, 1, false).bn().relu().maxpool(3, 2, 1);  // 64 x 56 x 56
+  const int widths[] = {64, 128, 256, 512};
+  for (std::size_t stage = 0; stage < blocks.size(); ++stage) {
+    for (int i = 0; i < blocks[stage]; ++i) {
+      const int stride = i == 0 && stage > 0 ? 2 : 1;
+      if (bottlenecks) {
+        bottleneck(b, widths[stage], stride);
+      } else {
+        basic_block(b, widths[stage], stride);
+      }
+    }
+  }
+  b.global_avgpool().fc(kImageNetClasses).loss();
+  return b.take(kImageNetClasses);
+}
+
+// He et al.'s CIFAR-10 ResNet of 6n + 2 layers: a 3x3 conv of 16, three stages of n basic blocks (16, 32, 64).
+ModelProfile resnet_cifar(const std::string& name, int n) {
+  CostBuilder b(name, {3, 32, 32});
+  b.conv(16, 3, 1, 1, 1, false).bn().relu();
+  const int widths[] = {16, 32, 64};
+  for (int stage = 0; stage < 3; ++stage) {
+    for (int i = 0; i < n; ++i) basic_block(b, widths[stage], i == 0 && stage > 0 ? 2 : 1);
+  }
+  b.global_avgpool().fc(10).loss();
+  return b.take(10);
+}
+
 struct ZooEntry {
   const char* name;
   const char* description;
@@ -142,6 +192,20 @@ const std::vector<ZooEntry>& zoo() {
          return vgg("vgg19", {2, 2, 4, 4, 4});
        }},
       {"resnet50", "ResNet-50 (torchvision v1.5), 3x224x224, 1000 classes", [] { return resnet50(); }},
+      {"vgg_a", "VGG-A (config A, vgg11), 3x224x224, 1000 classes: the MPCA paper's VGG-A",
+       [] {
+         return vgg("vgg_a", {1, 1, 2, 2, 2});
+       }},
+      {"resnet34", "ResNet-34 (torchvision), 3x224x224, 1000 classes",
+       [] {
+         return resnet_imagenet("resnet34", {3, 4, 6, 3}, false);
+       }},
+      {"resnet152", "ResNet-152 (torchvision), 3x224x224, 1000 classes",
+       [] {
+         return resnet_imagenet("resnet152", {3, 8, 36, 3}, true);
+       }},
+      {"resnet110", "CIFAR ResNet-110 (He et al.), 3x32x32, 10 classes, projection shortcuts",
+       [] { return resnet_cifar("resnet110", 18); }},
   };
   return entries;
 }

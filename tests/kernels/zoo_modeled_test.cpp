@@ -47,14 +47,26 @@ TEST_CASE("model::zoo_model: parameter counts are the published totals", "[kerne
   struct Want {
     const char* name;
     std::size_t params;
+    int outputs = 1000;
   };
   // alexnet: BVLC Caffe bvlc_alexnet; alexnet_cifar: the one-tower AlexNet (no groups), 249.5 MB as
   // papers/easgd_hpc.md's 249 MB; vgg16/vgg19/resnet50: torchvision. googlenet: BVLC Caffe with the two auxiliary
   // heads (13,378,280 x 4 B = 53.5 MB, the "~53 MB" BVLC model); googlenet_noaux: the 6,998,552 of the Caffe
   // deploy graph (torchvision's 6,624,904 differs: batch norm instead of biases and 3x3 in place of the 5x5).
-  const Want want[] = {{"alexnet", 60'965'224},        {"alexnet_cifar", 62'378'344}, {"googlenet", 13'378'280},
-                       {"googlenet_noaux", 6'998'552}, {"vgg16", 138'357'544},        {"vgg19", 143'667'240},
-                       {"resnet50", 25'557'032}};
+  const Want want[] = {{"alexnet", 60'965'224},
+                       {"alexnet_cifar", 62'378'344},
+                       {"googlenet", 13'378'280},
+                       {"googlenet_noaux", 6'998'552},
+                       {"vgg16", 138'357'544},
+                       {"vgg19", 143'667'240},
+                       {"resnet50", 25'557'032},
+                       // The MPCA paper's (papers/mpca_sgd.md §8.1): torchvision vgg11 (config A), resnet34,
+                       // resnet152; He et al.'s CIFAR ResNet-110 with projection shortcuts (option A's zero
+                       // padding has 2,752 fewer: 1,727,962).
+                       {"vgg_a", 132'863'336},
+                       {"resnet34", 21'797'672},
+                       {"resnet152", 60'192'808},
+                       {"resnet110", 1'730'714, 10}};
   REQUIRE(zoo_model_names().size() == std::size(want));
   for (const auto& w : want) {
     CAPTURE(w.name);
@@ -62,7 +74,7 @@ TEST_CASE("model::zoo_model: parameter counts are the published totals", "[kerne
     const ModelProfile p = zoo_model(w.name);
     CHECK(p.name == w.name);
     CHECK(p.num_params == w.params);
-    CHECK(p.outputs == 1000);
+    CHECK(p.outputs == w.outputs);
     check_layout(p);
   }
   CHECK(zoo_model("vgg19").num_params * 4 / 1'000'000 == 574);  // the paper's "575 MB" (574.7)
@@ -79,6 +91,11 @@ TEST_CASE("model::zoo_model: forward multiply-adds match the published figures",
   CHECK(zoo_model("vgg16").fwd_macs_per_sample / 1e9 == Approx(15.47).epsilon(0.005));
   CHECK(zoo_model("vgg19").fwd_macs_per_sample / 1e9 == Approx(19.63).epsilon(0.005));
   CHECK(zoo_model("resnet50").fwd_macs_per_sample / 1e9 == Approx(4.09).epsilon(0.005));
+  // VGG-11 7.61, ResNet-34 3.67, ResNet-152 11.56 (torchvision / ptflops); CIFAR ResNet-110 0.253 (He et al.).
+  CHECK(zoo_model("vgg_a").fwd_macs_per_sample / 1e9 == Approx(7.61).epsilon(0.005));
+  CHECK(zoo_model("resnet34").fwd_macs_per_sample / 1e9 == Approx(3.67).epsilon(0.01));
+  CHECK(zoo_model("resnet152").fwd_macs_per_sample / 1e9 == Approx(11.56).epsilon(0.01));
+  CHECK(zoo_model("resnet110").fwd_macs_per_sample / 1e9 == Approx(0.253).epsilon(0.01));
   // FLOPs: 2 per MAC, and a backward of about twice the forward (data and weight gradients).
   for (const auto& name : zoo_model_names()) {
     CAPTURE(name);

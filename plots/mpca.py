@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Tables and figures of the MPCA SGD experiments (experiments/mpca/, papers/mpca_sgd.md §15).
+
+  plots/mpca.py NAME RESULT_DIR [--out FIGURE]
+
+NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m8_extrapolation,
+m9_weighting, m10_mxnet_load, m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one
+subdirectory per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
+prediction of the simulator.
+
+Definitions. Workers: the ranks that computed (forward_backward > 0). GPU utilisation: a worker's forward_backward
+seconds / its elapsed seconds, averaged over the workers. NIC utilisation: a rank's bytes sent (out) or received
+(in) x 8 / (simulated time x LINK_BPS), the driver's (rank 0) where there is one, else the busiest worker's.
+MPCA: iterations per shard cycle = a worker's steps / (cycles / S), the steps between two reductions of a shard;
+shard period = S x cycle time.
+"""
+import argparse
+import os
+import sys
+
+from gossipgrad import fmt, load, plt, rows, summaries, table, variants
+
+LINK_BPS = 0.95e9  # platforms/titanx_1gbe.json
+TABLE1 = {7: 1.1, 83: 9.2, 223: 23.6, 491: 51.1}  # §8.1 full exchange (s)
+SYSTEMS = ["single", "sync", "easgd", "mxnet", "mpca"]
+LABEL = {"single": "single GPU", "sync": "Sync (sparknet_avg)", "easgd": "EASGD (easgd_driver)",
+         "mxnet": "MXNet (ps_sharded)", "mpca": "MPCA"}
+MODEL = {"r110": "ResNet-110", "r152": "ResNet-152", "vgga": "VGG-A"}
+
+
+def config(d):
+    return load(os.path.join(d, "config.resolved.json"))
+
+
+def workers(s):
+    return [r for r in s["time_breakdown"]["ranks"] if r["seconds"]["forward_backward"] > 0]
+
+
+def gpu_util(s):
+    ws = workers(s)
+    return sum(r["seconds"]["forward_backward"] / r["elapsed_s"] for r in ws) / len(ws)
+
+
+def nic(s, rank=None):
+    """(out, in) utilisation of `rank`, or of the busiest rank."""
+    t = s["simulated_time_s"] * LINK_BPS / 8
+    out, inn = s["bytes_sent_per_rank"], s["bytes_received_per_rank"]
+    if rank is None:
+        rank = max(range(len(out)), key=lambda r: out[r] + inn[r])
+    return out[rank] / t, inn[rank] / t
+
+
+def has_driver(alg):
+    return alg in ("mpca", "sparknet_avg", "easgd_driver")
+
+
+def m1(root, out):
+    body, xs, ys = [], [], []
+    for name, s in sorted(summaries(root).items(), key=lambda kv: int(kv[0][3:])):
+        mib = int(name[3:])
+        sim = s["simulated_time_s"] / s["steps_per_worker"]  # one round per step (comm_period_steps 1)
+        body.append([mib, TABLE1[mib], round(sim, 2), f"{100 * (sim - TABLE1[mib]) / TABLE1[mib]:+.1f} %"])
+        xs.append(mib)
+        ys.append(sim)
+    a = config(os.path.join(root, "mib7"))["algorithm"]
+    print(f"M1: full broadcast + treeReduce, 8 executors, job_launch_s {a['job_launch_s']}, "
+          f"collective_s_per_mib {a['collective_s_per_mib']}\n")
+    print(table(["size (MiB)", "table (s)", "simulated (s)", "error"], body))
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(xs, [TABLE1[m] for m in xs], "o", label="§8.1 table")
+    ax.plot(xs, ys, "x-", label="simulated (fitted)")
+    ax.set_xlabel("model size (MiB)")
+    ax.set_ylabel("full exchange (s)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def m5(root, out):
+    ss = summaries(root)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for mi, m in enumerate(MODEL):
+        body = []
+        single = ss.get(f"{m}_single")
+        for sy in SYSTEMS:
+            s = ss.get(f"{m}_{sy}")
+            if not s:
+                continue
+            c = config(os.path.join(root, f"{m}_{sy}"))["algorithm"]
+            k, b = c["workers"], c["batch_size"]
+            thr = k * b * s["steps_per_worker"] / s["simulated_time_s"]
+            base = b * single["steps_per_worker"] / single["simulated_time_s"] if single else None
+            o, i = nic(s, 0 if has_driver(c["name"]) else None)
+            cyc = s.get("counters", {}).get("mpca_cycles")
+            ipc = s["steps_per_worker"] / (cyc / c["shards"]) if cyc else None
+            u = gpu_util(s)
+            body.append([LABEL[sy], k, round(s["simulated_time_s"] / s["steps_per_worker"], 4), round(thr, 1),
+                         round(thr / base, 2) if base else None, f"{100 * u:.0f} %", f"{100 * o:.0f} %",
+                         f"{100 * i:.0f} %" if k > 1 else "-", round(ipc, 1) if ipc else None])
+            ax.bar(mi * 6 + SYSTEMS.index(sy), u, color=f"C{SYSTEMS.index(sy)}", label=LABEL[sy] if mi == 0 else None)
+        print(f"\n{MODEL[m]}\n")
+        print(table(["system", "K", "s / iteration", "images / s", "throughput vs 1 GPU", "GPU util.",
+                     "NIC out", "NIC in", "iterations / shard cycle"], body))
+    ax.set_xticks([2, 8, 14], list(MODEL.values()))
+    ax.set_ylabel("worker GPU utilisation")
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def m6(root, out):
+    ss = summaries(root)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for m in ["r110", "r152"]:
+        body, xs, ys, labels = [], [], [], []
+        for name, s in ss.items():
+            if not name.startswith(m):
+                continue
+            c = config(os.path.join(root, name))["algorithm"]
+            S, cyc = c["shards"], s["counters"]["mpca_cycles"]
+            ct = s["simulated_time_s"] / cyc
+            o, i = nic(s, 0)
+            body.append([c["phases"], S, cyc, round(ct, 3), round(S * ct, 3), round(s["steps_per_worker"] * S / cyc, 1),
+                         round(s["simulated_time_s"] / s["steps_per_worker"], 4), f"{100 * gpu_util(s):.0f} %",
+                         f"{100 * o:.0f} %", f"{100 * i:.0f} %"])
+            xs.append(len(xs))
+            ys.append(S * ct)
+            labels.append(f"{c['phases']}-phase S={S}")
+        print(f"\n{MODEL[m]}\n")
+        print(table(["phases", "S", "cycles", "cycle (s)", "shard period (s)", "iterations / shard cycle",
+                     "s / iteration", "GPU util.", "driver NIC out", "driver NIC in"], body))
+        ax.plot(xs, ys, "o-", label=MODEL[m])
+        ax.set_xticks(xs, labels, fontsize=7)
+    ax.set_ylabel("shard period (s)")
+    ax.set_yscale("log")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def m10(root, out):
+    body, ks, ex = [], [], []
+    for name, s in sorted(summaries(root).items(), key=lambda kv: int(kv[0][1:])):
+        c = config(os.path.join(root, name))
+        k, b, comp = c["algorithm"]["workers"], c["algorithm"]["batch_size"], c["model"]["step_time_s"]
+        it = s["simulated_time_s"] / s["steps_per_worker"]
+        o, i = nic(s)
+        share = (k - 1) / k  # the co-located server's share never leaves the host (even shares assumed)
+        body.append([k, round(it, 4), comp, round(it - comp, 4), round(b / it, 1), round(k * b / it, 1),
+                     f"{100 * o * share:.0f} %" if k > 1 else "-", f"{100 * i * share:.0f} %" if k > 1 else "-"])
+        ks.append(k)
+        ex.append(it - comp)
+    print(table(["K", "s / iteration", "compute (s)", "exchange (s)", "images / s per worker", "images / s",
+                 "busiest NIC out", "busiest NIC in"], body))
+    print("\nNIC: the busiest rank's bytes x (K - 1) / K (its own server's share stays on the host) / (time x link rate)")
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(ks, ex, "o-", label="exchange per iteration")
+    ax.axhline(body[0][2], color="gray", ls="--", label="compute per iteration")
+    ax.set_xlabel("workers K")
+    ax.set_ylabel("s")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def m11(root, out):
+    body, ts, us = [], [], []
+    for name, s in sorted(summaries(root).items(), key=lambda kv: int(kv[0][3:])):
+        c = config(os.path.join(root, name))["algorithm"]
+        tau = c["comm_period_steps"]
+        exchanges = -(-s["steps_per_worker"] // tau)
+        ws = workers(s)
+        wait = sum(r["elapsed_s"] - r["seconds"]["forward_backward"] - r["seconds"]["gpu_update"] for r in ws) / len(ws)
+        o, i = nic(s, 0)
+        u = gpu_util(s)
+        body.append([tau, round(s["simulated_time_s"] / s["steps_per_worker"], 4), f"{100 * u:.0f} %",
+                     round(wait / exchanges, 3), f"{100 * o:.0f} %", f"{100 * i:.0f} %"])
+        ts.append(tau)
+        us.append(u)
+    print(table(["tau", "s / iteration", "GPU util.", "worker wait per exchange (s)", "server NIC out",
+                 "server NIC in"], body))
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(ts, us, "o-")
+    ax.set_xlabel("tau")
+    ax.set_ylabel("worker GPU utilisation")
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+THRESHOLDS = [0.30, 0.25, 0.20]  # test error on Fashion-MNIST (the stand-in for ResNet-110's 50 / 30 / 10 %)
+
+
+def curve(d):
+    """(simulated time, test error) of the evaluated model, in time order."""
+    pts = sorted((float(r["time_s"]), 1 - float(r["test_accuracy"])) for r in rows(d)
+                 if r["kind"] == "eval" and r["test_accuracy"])
+    return pts
+
+
+def time_to(pts, err):
+    return next((t for t, e in pts if e <= err), None)
+
+
+def convergence(root, out, title):
+    vs = variants(root)
+    curves = {n: curve(d) for n, d in vs.items()}
+    single = curves.get("single")
+    head = ["run", "final test error", "simulated time (s)"]
+    for e in THRESHOLDS:
+        head += [f"time to {100 * e:.0f} % (s)"] + (["speedup vs 1 GPU"] if single else [])
+    body = []
+    for n, pts in curves.items():
+        s = load(os.path.join(vs[n], "summary.json"))
+        row = [n, round(1 - s["test_accuracy"], 4) if s.get("test_accuracy") is not None else None,
+               round(s["simulated_time_s"], 1)]
+        for e in THRESHOLDS:
+            t = time_to(pts, e)
+            row.append(round(t, 1) if t is not None else "not reached")
+            if single:
+                t1 = time_to(single, e)
+                row.append(round(t1 / t, 2) if t and t1 else None)
+        body.append(row)
+    print(table(head, body))
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for n, pts in curves.items():
+        ax.plot([t for t, _ in pts], [e for _, e in pts], ".-", label=n)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("test error")
+    ax.set_title(title, fontsize=9)
+    ax.set_ylim(0.05, 0.5)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out)
+
+
+def m7(root, out):
+    convergence(root, out, "M7: MPCA scale-out, lenet / Fashion-MNIST")
+
+
+def m8(root, out):
+    convergence(root, out, "M8: extrapolation, K = 8, lenet / Fashion-MNIST")
+
+
+def m9(root, out):
+    convergence(root, out, "M9: weighted reduction, 3 of 8 workers at half speed")
+
+
+PLOTS = {"m1_calibration": m1, "m5_system_metrics": m5, "m6_exchange_patterns": m6, "m7_scale_out": m7,
+         "m8_extrapolation": m8, "m9_weighting": m9, "m10_mxnet_load": m10,
+         "m11_easgd_tau": m11}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("name")
+    ap.add_argument("root")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    names = [n for n in PLOTS if n == args.name or n.split("_")[0] == args.name]
+    if len(names) != 1:
+        raise SystemExit(f"mpca.py: unknown experiment '{args.name}' (known: {', '.join(PLOTS)})")
+    PLOTS[names[0]](args.root, args.out or os.path.join(args.root, names[0] + ".png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
