@@ -13,7 +13,9 @@
 #include <utility>
 
 #include "algorithms/collectives/driver_collectives.hpp"
+#include "algorithms/mpca/checkpoint.hpp"
 #include "algorithms/mpca/mpca.hpp"
+#include "algorithms/mpca/survivors.hpp"
 #include "algorithms/mpca/update_rules.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -26,7 +28,8 @@ class Driver {
       : ctx_(ctx),
         cfg_(cfg),
         n_(ctx.compute.num_params()),
-        everyone_(Group::range(0, ctx.workers + 1)),
+        survivors_(ctx),
+        checkpoints_(ctx, cfg.checkpoint, cfg.backup),
         book_(cfg.shards) {
     Compute& compute = ctx.compute;
     joint_ = compute.make_vec();
@@ -42,26 +45,24 @@ class Driver {
   void run() {
     Recorder& rec = ctx_.recorder;
     if (rec.eval_due(0)) rec.evaluate(0, joint_);
-    std::vector<Request> done;
-    for (Rank w = 1; w <= ctx_.workers; ++w) done.push_back(ctx_.comm.irecv(w, tags::kMpcaDone, none_));
-    int finished = 0, final_left = -1;
+    int final_left = -1;
     std::int64_t c = 0;
     for (;; ++c) {
-      for (std::size_t i = 0; i < done.size(); ++i) {
-        if (done[i].valid() && done[i].test()) {
-          require_ok(done[i].wait(), static_cast<Rank>(i + 1), "mpca driver");
-          done[i].reset();
-          ++finished;
-        }
-      }
-      if (finished == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
-      if (final_left == 0) break;
+      survivors_.poll();
+      if (survivors_.finished() == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
+      if (final_left == 0 || survivors_.live() == 0) break;
       if (final_left > 0) --final_left;
       cycle(c);
+      checkpoints_.after_cycle(c, joint_);
     }
     send_jobs(Job{.stop = true});
     join_broadcast();
     if (pending_) prepare(*pending_, c);
+    checkpoints_.finish();
+    if (survivors_.lost() > 0) {
+      ctx_.recorder.count("mpca_workers_lost", survivors_.lost());
+      ctx_.recorder.count("mpca_reductions_lost", reductions_lost_);
+    }
     ctx_.recorder.count("mpca_cycles", c);
     ctx_.recorder.count("mpca_phase_overlaps", book_.overlaps());
     ctx_.recorder.count("mpca_empty_reductions", empty_);
@@ -82,9 +83,10 @@ class Driver {
     if (cy.order == Cycle::Order::kInTurn) {  // reduce, prepare, broadcast, one after the other
       book_.begin(cy.reduce);
       send_jobs(Job{.reduce = cy.reduce, .alpha = alpha});
+      const int lost = survivors_.lost();
       reduce(cy.reduce, buf);
       book_.end(cy.reduce);
-      prepare(Reduced{cy.reduce, buf}, c);
+      if (whole(lost)) prepare(Reduced{cy.reduce, buf}, c);
       send_jobs(Job{.broadcast = cy.broadcast, .alpha = alpha});
       start_broadcast(cy.broadcast);
       join_broadcast();
@@ -93,31 +95,54 @@ class Driver {
     if (cy.order == Cycle::Order::kPrepareFirst && pending_) prepare(*std::exchange(pending_, std::nullopt), c);
     book_.begin(cy.reduce);
     send_jobs(Job{.reduce = cy.reduce, .broadcast = cy.broadcast, .alpha = alpha});
+    const int lost = survivors_.lost();
     if (cy.broadcast >= 0) start_broadcast(cy.broadcast);
     const std::unique_ptr<Activity> reducing =
         ctx_.node.spawn("mpca-reduce", [this, r = cy.reduce, buf] { reduce(r, buf); });
     if (pending_) prepare(*std::exchange(pending_, std::nullopt), c);  // 3-phase: at the same time
     reducing->join();
     book_.end(cy.reduce);
-    pending_ = Reduced{cy.reduce, buf};
+    if (whole(lost)) pending_ = Reduced{cy.reduce, buf};
   }
 
+  // Whether the reduction begun when `lost` workers had been lost has every live worker's share: a worker lost
+  // since may have taken its subtree's partial sums with it (the others' steps are lost with them, as their tau
+  // was reset), and the shard waits for its next turn.
+  bool whole(int lost) {
+    survivors_.poll();
+    if (survivors_.lost() == lost) return true;
+    ++reductions_lost_;
+    return false;
+  }
+
+  // A job to every live worker; after a loss, the first job says so and the new membership follows it (the
+  // workers drop the download of a broadcast that ran over the old group: a lost member may have left chunks
+  // out of it). A worker lost meanwhile takes no job (`peer failed`), which the next poll tells.
   void send_jobs(const Job& j) {
     if (!j.stop && cfg_.spark.job_launch_s > 0) ctx_.node.sleep_for(cfg_.spark.job_launch_s);
+    survivors_.poll();
+    const bool regroup = !j.stop && survivors_.rebuild();
     Vec msg(Job::kFloats, true);
-    msg.data()[0] = j.stop ? 1.0f : 0.0f;
+    msg.data()[0] = j.stop ? Job::kStop : regroup ? Job::kRegroup : 0.0f;
     msg.data()[1] = static_cast<float>(j.reduce);
     msg.data()[2] = static_cast<float>(j.broadcast);
     msg.data()[3] = j.alpha;
+    const Vec members = survivors_.members_message();
     std::vector<Request> sent;
-    for (Rank w = 1; w <= ctx_.workers; ++w) sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, msg));
-    for (auto& s : sent) s.wait_ok();
+    for (Rank w = 1; w <= ctx_.workers; ++w) {
+      if (!survivors_.alive(w)) continue;
+      sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, msg));
+      if (regroup) sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, members));
+    }
+    for (auto& s : sent) {
+      if (const Status st = s.wait(); st != Status::kPeerFailed) require_ok(st, s.peer(), "mpca driver");
+    }
   }
 
   void reduce(int shard, std::size_t buf) {
     const std::size_t cnt = shard_range(n_, cfg_.shards, shard).second;
-    collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, everyone_, reduced_[buf].sub(0, cnt + 1), kDriver,
-                                      tags::kMpcaReduce, cfg_.weighted);
+    collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, survivors_.group(), reduced_[buf].sub(0, cnt + 1),
+                                      kDriver, tags::kMpcaReduce, cfg_.weighted, /*survive=*/true);
   }
 
   // Eq. 9, 8, 4 and 5 on one shard: serialising and chunking are the overheads' business, not the floats'.
@@ -129,7 +154,7 @@ class Driver {
     Compute& compute = ctx_.compute;
     const bool real = red.real();
     const float total = real ? red.data()[cnt] : 0.0f;
-    const float divisor = cfg_.weighted ? total : static_cast<float>(ctx_.workers);
+    const float divisor = cfg_.weighted ? total : static_cast<float>(survivors_.live());
     if (real && cfg_.weighted && total == 0) {
       ++empty_;  // no worker stepped since the shard's last reduction: no information
     } else {
@@ -154,9 +179,9 @@ class Driver {
     broadcasting_ = shard;
     const auto [off, cnt] = shard_range(n_, cfg_.shards, shard);
     const Slice from = xstar_.sub(off, cnt);
-    broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from] {
-      collectives::swarm_broadcast(ctx_.comm, everyone_, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
-                                   cfg_.reserve);
+    broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from, group = survivors_.group()] {
+      collectives::swarm_broadcast(ctx_.comm, group, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
+                                   cfg_.reserve, /*survive=*/true);
     });
   }
 
@@ -183,14 +208,15 @@ class Driver {
   Context& ctx_;
   const Config& cfg_;
   std::size_t n_;
-  Group everyone_;
+  Survivors survivors_;
+  Checkpointer checkpoints_;
   PhaseBook book_;
-  Vec joint_, old_, v_, xstar_, none_{0, true};
+  Vec joint_, old_, v_, xstar_;
   std::array<Vec, 2> reduced_;
   std::optional<Reduced> pending_;
   std::unique_ptr<Activity> broadcast_;
   int broadcasting_ = -1;
-  std::int64_t empty_ = 0, evaluated_ = 0;
+  std::int64_t empty_ = 0, evaluated_ = 0, reductions_lost_ = 0;
   double steps_seen_ = 0;
 };
 

@@ -40,6 +40,7 @@ AlgorithmSpec mpca_spec() {
             s.alpha_high_rounds = r.number("alpha_high_rounds", 1, 0, 1e6);
             s.alpha_decay_rounds = r.number("alpha_decay_rounds", 5, 0, 1e6);
             cfg.spark = mpca::read_spark_overheads(r, /*prepare=*/true);
+            cfg.checkpoint = mpca::read_checkpoint(r);
             return [cfg](Context& ctx) {
               if (ctx.comm.rank() == mpca::kDriver) {
                 mpca::driver(ctx, cfg);

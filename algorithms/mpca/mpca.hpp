@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/mpca/checkpoint.hpp"
 #include "algorithms/mpca/pipeline.hpp"
 #include "algorithms/mpca/spark_overheads.hpp"
 
@@ -24,10 +26,14 @@ struct Config {
   bool displace = true;                 // Eq. 7 (else Eq. 6, the penalty's gradient)
   Schedules schedules;
   SparkOverheads spark;
+  CheckpointConfig checkpoint;
+  std::shared_ptr<Backup> backup = std::make_shared<Backup>();  // the storage, shared by the run's ranks
 };
 
 // The driver's job message to each worker at the start of a cycle (Spark's job with the broadcast id).
+// Its first float: 0, kStop, or kRegroup (workers were lost: the new membership follows as a second message).
 struct Job {
+  static constexpr float kStop = 1, kRegroup = 2;
   bool stop = false;
   int reduce = -1, broadcast = -1;  // shards; -1: none
   float alpha = 0;
