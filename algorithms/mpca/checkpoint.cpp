@@ -1,6 +1,8 @@
 // The driver's backups (checkpoint.hpp).
 #include "algorithms/mpca/checkpoint.hpp"
 
+#include <utility>
+
 namespace dts::mpca {
 
 CheckpointConfig read_checkpoint(ConfigReader& r) {
@@ -25,9 +27,13 @@ void Checkpointer::after_cycle(std::int64_t cycle, ConstSlice joint) {
   const double seconds = cfg_.write_s(joint.count);
   write_ = ctx_.node.spawn("mpca-checkpoint", [this, seconds] {
     ctx_.node.sleep_for(seconds);
-    *store_ = writing_;
     busy_ = false;
+    if (std::exchange(lost_, false)) return;
+    *store_ = writing_;
     ++written_;
+    ctx_.recorder.event(
+        "checkpoint",
+        {{"cycle", static_cast<double>(writing_.cycle)}, {"taken_s", writing_.taken_s}, {"write_s", seconds}});
   });
 }
 

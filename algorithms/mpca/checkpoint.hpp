@@ -42,6 +42,8 @@ class Checkpointer {
   void after_cycle(std::int64_t cycle, ConstSlice joint);
   // Waits for a write in flight and reports the counters.
   void finish();
+  // The driver crashed: a backup being written is lost.
+  void crash() { lost_ = busy_; }
 
  private:
   Context& ctx_;
@@ -49,7 +51,7 @@ class Checkpointer {
   std::shared_ptr<Backup> store_;
   Backup writing_;
   std::unique_ptr<Activity> write_;
-  bool busy_ = false;
+  bool busy_ = false, lost_ = false;
   std::int64_t written_ = 0, skipped_ = 0;
 };
 

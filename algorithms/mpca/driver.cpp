@@ -52,6 +52,7 @@ class Driver {
       if (survivors_.finished() == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
       if (final_left == 0 || survivors_.live() == 0) break;
       if (final_left > 0) --final_left;
+      if (!restarted_ && ctx_.comm.now_s() >= ctx_.crash_at_s) c = restart(c);
       cycle(c);
       checkpoints_.after_cycle(c, joint_);
     }
@@ -63,7 +64,7 @@ class Driver {
       ctx_.recorder.count("mpca_workers_lost", survivors_.lost());
       ctx_.recorder.count("mpca_reductions_lost", reductions_lost_);
     }
-    ctx_.recorder.count("mpca_cycles", c);
+    ctx_.recorder.count("mpca_cycles", c + cycles_lost_);
     ctx_.recorder.count("mpca_phase_overlaps", book_.overlaps());
     ctx_.recorder.count("mpca_empty_reductions", empty_);
     rec.evaluate(ctx_.steps, joint_, /*final=*/true);
@@ -84,9 +85,10 @@ class Driver {
       book_.begin(cy.reduce);
       send_jobs(Job{.reduce = cy.reduce, .alpha = alpha});
       const int lost = survivors_.lost();
+      const double began_s = ctx_.comm.now_s();
       reduce(cy.reduce, buf);
       book_.end(cy.reduce);
-      if (whole(lost)) prepare(Reduced{cy.reduce, buf}, c);
+      if (whole(lost, began_s, cy.reduce, c)) prepare(Reduced{cy.reduce, buf}, c);
       send_jobs(Job{.broadcast = cy.broadcast, .alpha = alpha});
       start_broadcast(cy.broadcast);
       join_broadcast();
@@ -96,22 +98,68 @@ class Driver {
     book_.begin(cy.reduce);
     send_jobs(Job{.reduce = cy.reduce, .broadcast = cy.broadcast, .alpha = alpha});
     const int lost = survivors_.lost();
+    const double began_s = ctx_.comm.now_s();
     if (cy.broadcast >= 0) start_broadcast(cy.broadcast);
     const std::unique_ptr<Activity> reducing =
         ctx_.node.spawn("mpca-reduce", [this, r = cy.reduce, buf] { reduce(r, buf); });
     if (pending_) prepare(*std::exchange(pending_, std::nullopt), c);  // 3-phase: at the same time
     reducing->join();
     book_.end(cy.reduce);
-    if (whole(lost)) pending_ = Reduced{cy.reduce, buf};
+    if (whole(lost, began_s, cy.reduce, c)) pending_ = Reduced{cy.reduce, buf};
+  }
+
+  // The crash of the driver (a scenario failure of rank 0 with restart_after_s, at the first cycle boundary at
+  // or after it; §4.9): what it held in memory is lost, the reduction of the last cycle with it, and a backup
+  // being written. The collectives it had started end first (a deviation: a real crash would cut them off; the
+  // workers drop what they brought on the restore). Back restart_after_s after the crash, the driver reads the
+  // last backup (as long as writing it took; none: the initial model), takes up the cycle count where the backup
+  // was taken (the schedules go back with it), and every worker restarts from it: a job says so, and the whole
+  // model is broadcast (the workers replace their models and targets with it and reset their tau). Returns the
+  // cycle to go on with.
+  std::int64_t restart(std::int64_t c) {
+    restarted_ = true;
+    const double crash_s = ctx_.crash_at_s, boundary_s = ctx_.comm.now_s();
+    join_broadcast();
+    pending_.reset();
+    checkpoints_.crash();
+    const double back_s = crash_s + ctx_.restart_after_s;
+    if (ctx_.comm.now_s() < back_s) ctx_.node.sleep_for(back_s - ctx_.comm.now_s());
+    const Backup backup = *cfg_.backup;
+    ctx_.node.sleep_for(cfg_.checkpoint.write_s(n_));  // read back at the rate it was written
+    if (backup.valid && joint_.real()) {
+      std::copy(backup.joint.begin(), backup.joint.end(), joint_.data().begin());
+    } else if (!backup.valid) {
+      ctx_.compute.init_params(joint_);
+    }
+    if (v_.real()) std::fill(v_.data().begin(), v_.data().end(), 0.0f);
+    rules::copy(xstar_, joint_);
+    const std::int64_t resume = backup.valid ? backup.cycle : 0;
+    send_jobs(Job{.restore = true, .alpha = static_cast<float>(cfg_.schedules.alpha_at(resume))});
+    collectives::swarm_broadcast(ctx_.comm, survivors_.group(), xstar_, kDriver, tags::kMpcaBroadcast,
+                                 cfg_.chunk_floats, cfg_.reserve, /*survive=*/true);
+    cycles_lost_ += c - resume;
+    const double now = ctx_.comm.now_s();
+    ctx_.recorder.event("driver_restart", {{"crash_s", crash_s},
+                                           {"noticed_s", boundary_s},
+                                           {"backup_cycle", static_cast<double>(resume)},
+                                           {"backup_taken_s", backup.valid ? backup.taken_s : 0.0},
+                                           {"cycles_lost", static_cast<double>(c - resume)},
+                                           {"down_s", now - crash_s},
+                                           {"time_lost_s", now - (backup.valid ? backup.taken_s : 0.0)}});
+    ctx_.recorder.count("mpca_driver_restarts", 1);
+    return resume;
   }
 
   // Whether the reduction begun when `lost` workers had been lost has every live worker's share: a worker lost
   // since may have taken its subtree's partial sums with it (the others' steps are lost with them, as their tau
   // was reset), and the shard waits for its next turn.
-  bool whole(int lost) {
+  bool whole(int lost, double began_s, int shard, std::int64_t c) {
     survivors_.poll();
     if (survivors_.lost() == lost) return true;
     ++reductions_lost_;
+    ctx_.recorder.event("reduction_lost", {{"shard", static_cast<double>(shard)},
+                                           {"cycle", static_cast<double>(c)},
+                                           {"time_lost_s", ctx_.comm.now_s() - began_s}});
     return false;
   }
 
@@ -123,7 +171,8 @@ class Driver {
     survivors_.poll();
     const bool regroup = !j.stop && survivors_.rebuild();
     Vec msg(Job::kFloats, true);
-    msg.data()[0] = j.stop ? Job::kStop : regroup ? Job::kRegroup : 0.0f;
+    msg.data()[0] = j.stop ? Job::kStop : j.restore ? Job::kRestore : 0.0f;
+    if (regroup) msg.data()[0] += Job::kRegroup;
     msg.data()[1] = static_cast<float>(j.reduce);
     msg.data()[2] = static_cast<float>(j.broadcast);
     msg.data()[3] = j.alpha;
@@ -216,7 +265,8 @@ class Driver {
   std::optional<Reduced> pending_;
   std::unique_ptr<Activity> broadcast_;
   int broadcasting_ = -1;
-  std::int64_t empty_ = 0, evaluated_ = 0, reductions_lost_ = 0;
+  std::int64_t empty_ = 0, evaluated_ = 0, reductions_lost_ = 0, cycles_lost_ = 0;
+  bool restarted_ = false;
   double steps_seen_ = 0;
 };
 

@@ -31,10 +31,11 @@ struct Config {
 };
 
 // The driver's job message to each worker at the start of a cycle (Spark's job with the broadcast id).
-// Its first float: 0, kStop, or kRegroup (workers were lost: the new membership follows as a second message).
+// Its first float: 0, kStop or kRestore, plus kRegroup when workers were lost (the new membership follows as a
+// second message). kRestore: the driver restarted, and the whole model it restarted from follows as a broadcast.
 struct Job {
-  static constexpr float kStop = 1, kRegroup = 2;
-  bool stop = false;
+  static constexpr float kStop = 1, kRestore = 2, kRegroup = 4;
+  bool stop = false, restore = false;
   int reduce = -1, broadcast = -1;  // shards; -1: none
   float alpha = 0;
   static constexpr std::size_t kFloats = 4;

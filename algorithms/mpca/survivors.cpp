@@ -24,6 +24,8 @@ void Survivors::poll() {
     if (s == Status::kPeerFailed) {
       alive_[static_cast<std::size_t>(w)] = 0;
       ++lost_;
+      ctx_.recorder.event("worker_lost", {{"worker", static_cast<double>(w)},
+                                          {"workers_left", static_cast<double>(ctx_.workers - lost_)}});
       if (!done_[static_cast<std::size_t>(w)]) ++finished_;
       continue;
     }

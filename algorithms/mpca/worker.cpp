@@ -4,6 +4,7 @@
 // cycle as its new target (host -> device), snapshots the shard to reduce with its step count tau since that
 // shard's last reduction (device -> host) and resets tau; then it starts the download of the job's broadcast (an
 // activity of its own, joined at the next job) and takes part in the reduction.
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,25 @@ struct WorkerState {
   std::unique_ptr<Mutex> lock;
 };
 
+// The driver restarted (driver.cpp, restart): the model it restarted from, broadcast whole, replaces this
+// worker's model and every target; the steps since each shard's last reduction start again.
+void restore(Context& ctx, const Config& cfg, const Group& everyone, WorkerState& w, float alpha) {
+  Compute& compute = ctx.compute;
+  const std::size_t n = compute.num_params();
+  Vec model = compute.make_vec();
+  collectives::swarm_broadcast(ctx.comm, everyone, model, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats, cfg.reserve,
+                               /*survive=*/true);
+  const std::lock_guard<Mutex> hold(*w.lock);
+  rules::copy(w.x, model);
+  rules::copy(w.target, model);
+  compute.charge_elementwise(n, 2);
+  compute.charge_elementwise(n, 2);
+  std::fill(w.has_target.begin(), w.has_target.end(), 1);
+  std::fill(w.tau.begin(), w.tau.end(), 0);
+  w.alpha = alpha;
+  ctx.recorder.count("mpca_restores", 1);
+}
+
 void agent(Context& ctx, const Config& cfg, WorkerState& w) {
   Compute& compute = ctx.compute;
   const std::size_t n = compute.num_params(), largest = shard_range(n, cfg.shards, 0).second;
@@ -35,16 +55,27 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
   std::int64_t targets = 0, discarded = 0;
   for (;;) {
     ctx.comm.recv(kDriver, tags::kMpcaJob, job);
-    const Job j{job.data()[0] == Job::kStop, static_cast<int>(job.data()[1]), static_cast<int>(job.data()[2]),
-                job.data()[3]};
+    const bool regroup = job.data()[0] >= Job::kRegroup;
+    const float kind = job.data()[0] - (regroup ? Job::kRegroup : 0.0f);
+    const Job j{.stop = kind == Job::kStop,
+                .restore = kind == Job::kRestore,
+                .reduce = static_cast<int>(job.data()[1]),
+                .broadcast = static_cast<int>(job.data()[2]),
+                .alpha = job.data()[3]};
     if (downloading) downloading->join();  // the broadcast of the last cycle
     downloading.reset();
-    if (job.data()[0] == Job::kRegroup) {  // workers were lost: the survivors' group, and the download is void
+    if (regroup) {  // workers were lost: the survivors' group, and the download is void
       Vec members(static_cast<std::size_t>(ctx.workers) + 1, true);
       ctx.comm.recv(kDriver, tags::kMpcaJob, members);
       everyone = group_of(members);
       if (downloaded >= 0) ++discarded;
       downloaded = -1;
+    }
+    if (j.restore) {  // the driver restarted: everyone from its backup
+      if (downloaded >= 0) ++discarded;
+      downloaded = -1;
+      restore(ctx, cfg, everyone, w, j.alpha);
+      continue;
     }
     std::size_t rcount = 0;
     {

@@ -1,5 +1,6 @@
 // MPCA SGD's recovery (papers/mpca_sgd.md §4.9): the driver's periodic backups of the joint model, and a run that
 // loses a worker and finishes with the others (the tree reduce and the swarm broadcast rebuilt over them).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "tests/algorithms/algo_harness.hpp"
@@ -69,4 +70,65 @@ TEST_CASE("mpca recovery: the driver backs x~ up every checkpoint_every cycles, 
   CHECK(written > 0);
   CHECK(skipped > written);
   CHECK(written + skipped == slow["counters"]["mpca_cycles"].get<int>() / 4);
+}
+
+TEST_CASE(
+    "mpca recovery: a lost driver restarts from its last backup, and the run ends within the spread of "
+    "unfaulted runs",
+    "[algorithms][mpca]") {
+  const int K = 4;
+  const std::int64_t steps = 600;
+  const nlohmann::json config = {{"checkpoint_every", 6}, {"checkpoint_s", 0.0}};
+  // The run-to-run spread: unfaulted runs over a few seeds (each its own optimum and path).
+  double worst = 0;
+  double end_s = 0;
+  for (const std::uint64_t seed : {3, 5, 9}) {
+    auto run = mpca_run(K, steps, config);
+    run.problem.seed = seed;
+    const auto out = dts::test::run_quadratic_ok(run);
+    worst = std::max(worst, dts::test::distance_to_answer(out, run.problem));
+    end_s = out["end_s"].get<double>();
+  }
+  auto run = mpca_run(K, steps, config);
+  run.problem.seed = 7;
+  const double crash_s = end_s / 3, down_s = end_s / 20;
+  run.restarts = {{0, crash_s, down_s}};
+  const auto out = dts::test::run_quadratic_ok(run);
+  INFO(out.dump());
+  CHECK(out["final_rank"] == 0);
+  for (int r = 1; r <= K; ++r) CHECK(out["steps"][r] == steps);
+  CHECK(out["counters"]["mpca_driver_restarts"] == 1);
+  CHECK(out["counters"]["mpca_restores"] == K);
+  // It resumed from the last backup written before the crash.
+  double last_backup_cycle = -1, restart_cycle = -2;
+  for (const auto& e : out["events"]) {
+    if (e["event"] == "checkpoint" && e["at_s"].get<double>() <= crash_s) last_backup_cycle = e["cycle"].get<double>();
+    if (e["event"] == "driver_restart") {
+      restart_cycle = e["backup_cycle"].get<double>();
+      CHECK(e["crash_s"].get<double>() == crash_s);
+      CHECK(e["down_s"].get<double>() >= down_s);
+      CHECK(e["cycles_lost"].get<double>() > 0);
+      CHECK(e["time_lost_s"].get<double>() > e["down_s"].get<double>());  // the work since the backup too
+    }
+  }
+  CHECK(last_backup_cycle > 0);
+  CHECK(restart_cycle == last_backup_cycle);
+  INFO("unfaulted runs end within " << worst << " of their optimum");
+  CHECK(dts::test::distance_to_answer(out, run.problem) <= worst);
+}
+
+TEST_CASE("mpca recovery: a driver lost before its first backup restarts from the initial model",
+          "[algorithms][mpca]") {
+  auto run = mpca_run(3, 300);  // no backups
+  const auto whole = dts::test::run_quadratic_ok(run);
+  run.restarts = {{0, whole["end_s"].get<double>() / 4, 0.01}};
+  const auto out = dts::test::run_quadratic_ok(run);
+  INFO(out.dump());
+  REQUIRE(out["events"].size() == 1);
+  const auto& e = out["events"][0];
+  CHECK(e["event"] == "driver_restart");
+  CHECK(e["backup_cycle"] == 0);
+  CHECK(e["time_lost_s"].get<double>() == Approx(e["at_s"].get<double>()));  // everything since the start
+  CHECK(e["cycles_lost"].get<double>() > 0);                                 // every cycle before the crash
+  CHECK(e["down_s"].get<double>() >= 0.01);
 }
