@@ -125,7 +125,7 @@ class Driver {
     const double back_s = crash_s + ctx_.restart_after_s;
     if (ctx_.comm.now_s() < back_s) ctx_.node.sleep_for(back_s - ctx_.comm.now_s());
     const Backup backup = *cfg_.backup;
-    ctx_.node.sleep_for(cfg_.checkpoint.write_s(n_));  // read back at the rate it was written
+    if (backup.valid) ctx_.node.sleep_for(cfg_.checkpoint.write_s(n_));  // read back at the rate it was written
     if (backup.valid && joint_.real()) {
       std::copy(backup.joint.begin(), backup.joint.end(), joint_.data().begin());
     } else if (!backup.valid) {
