@@ -165,6 +165,8 @@ void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
     for (std::size_t i = 0; i < in.size(); ++i) shards.scatter(shards.active()[i], in[i], params);
     ctx.recorder.step(step + 1, loss);
     const bool last = step + 1 == ctx.steps;
+    // ps_async's workers hold pulls of different ages (ps_sync's all hold the servers' model).
+    if (!cfg.sync && (last || ctx.recorder.eval_due(step + 1))) ctx.recorder.observe(step + 1, params);
     if (reports && (last ? cfg.sync : ctx.recorder.eval_due(step + 1))) {
       ctx.recorder.evaluate(step + 1, params, last);  // ps_sync: the servers' model; ps_async: my last pull
     }

@@ -3,8 +3,8 @@
 
   plots/bidmach.py NAME RESULT_DIR [--out FIGURE]
 
-NAME is an experiment (b1_weak_scaling, b2_parameter_server, b4_raw_allreduce, b7_straggler, b8_dims, or its
-B number) or b3 / b5, which read B1's result directory. RESULT_DIR is what `dtsim run` wrote (one subdirectory
+NAME is an experiment (b1_weak_scaling, b2_parameter_server, b4_raw_allreduce, b6_model_quality, b7_straggler,
+b8_dims, or its B number) or b3 / b5, which read B1's result directory. RESULT_DIR is what `dtsim run` wrote (one subdirectory
 per variant). Prints the Markdown table(s) and writes the figure (default RESULT_DIR/NAME.png) where one helps.
 Reads result files only. Every number printed is a prediction of the simulator (or, for B4's mpi_ rows, a wall-clock
 measurement of 4 MPI ranks on one machine).
@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 
-from gossipgrad import fmt, load, plt, rows, summaries, table, variants
+from gossipgrad import fmt, load, mean_sd, plt, pm, rows, summaries, table, variants
 
 N = 62378344  # AlexNet's parameters, papers/bidmach.md §11
 ROOF_FLOPS = 19.375e6  # §8: (1/16 flop/byte) x 2.48 Gbit/s / 8
@@ -218,6 +218,63 @@ GRID_HEAD = ["variant", "samples/s", "per-node samples/s", "slowest node samples
              "learner lock wait s per node", "simulated s"]
 
 
+def quality_curves(d):
+    """Per evaluated step: the nodes' own models' test accuracies (replica rows; where there are none, rank 0's
+    eval rows: ps_sync's one model), and the accuracy of their average (aggregate rows, or the same)."""
+    own, avg, ev = {}, {}, {}
+    for r in rows(d):
+        if not r["test_accuracy"]:
+            continue
+        k, acc = int(r["step"]), float(r["test_accuracy"])
+        if r["kind"] == "replica":
+            own.setdefault(k, []).append(acc)
+        elif r["kind"] == "aggregate":
+            avg[k] = acc
+        elif r["kind"] == "eval" and r["rank"] == "0":
+            ev[k] = acc
+    if not own:
+        own = {k: [a] for k, a in ev.items()}
+    return own, avg or ev
+
+
+def b6(root, out):
+    print("B6 model quality vs epoch, a convergence surrogate (prediction; softmax regression on Fashion-MNIST in "
+          "AlexNet's time structure on p2.xlarge: see the experiment file). Nodes: each node's own model, mean ± "
+          "standard deviation across nodes (ps_sync: the servers' one model); average: the nodes' mean model "
+          "(BIDMach's final model); elastic period: training steps per elastic step, both dimensions (B5)\n")
+    marks = (1, 5, 10, 20)
+    body, curves = [], {}
+    order = {"bidmach_grid": 0, "ps_sync": 1, "ps_async": 2}
+    runs = sorted(variants(root).items(), key=lambda nd: (order.get(config(nd[1])["algorithm"]["name"], 3),
+                                                          config(nd[1])["algorithm"]["workers"], nd[0]))
+    for name, d in runs:
+        cfg, s = config(d), load(os.path.join(d, "summary.json"))
+        spe = int(cfg["run"]["steps_per_epoch"])
+        own, avg = quality_curves(d)
+        by_epoch = {k / spe: own[k] for k in sorted(own)}
+        curves[name] = by_epoch
+        at = [pm(*mean_sd(by_epoch[e]), 4) if e in by_epoch else None for e in marks]
+        last = max(own)
+        c, n = s.get("counters", {}), s["workers"]
+        r = c.get("rounds_in_training_row", 0) + c.get("rounds_in_training_column", 0)
+        period = s["steps_per_worker"] * n / r if r else None
+        body.append([name, n, last / spe, *at, avg.get(last), s["test_accuracy"], period, s["simulated_time_s"]])
+    print(table(["configuration", "nodes", "epochs", *(f"nodes, epoch {e}" for e in marks), "average, last",
+                 "final model", "elastic period", "simulated s"], body))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, by_epoch in curves.items():
+        es = sorted(by_epoch)
+        ms = [mean_sd(by_epoch[e]) for e in es]
+        line, = ax.plot(es, [m for m, _ in ms], label=name)
+        ax.fill_between(es, [m - sd for m, sd in ms], [m + sd for m, sd in ms], color=line.get_color(), alpha=0.2)
+    ax.set_ylim(0.5, None)  # epoch 0 (the initial model, about 0.1) is off the scale
+    ax.set(xlabel="epoch", ylabel="test accuracy (nodes' own models)",
+           title="B6 surrogate: softmax regression, Fashion-MNIST (prediction)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 def b7(root, out):
     print("B7 16 nodes (4x4), rank 5 slowed 3x, quorums (reduce, complete, round) 1.0 vs 0.7 (prediction). "
           "Forced rounds and chunk counts summed over nodes; line round rate: rounds per line that "
@@ -264,7 +321,7 @@ def b8(root, out):
     print(table(GRID_HEAD[:6] + ["mean round duration s"], body))
 
 
-STUDIES = {"b1": b1, "b2": b2, "b3": b3, "b4": b4, "b5": b5, "b7": b7, "b8": b8}
+STUDIES = {"b1": b1, "b2": b2, "b3": b3, "b4": b4, "b5": b5, "b6": b6, "b7": b7, "b8": b8}
 
 
 def main():

@@ -97,7 +97,7 @@ void simulated(const exp::Plan& plan) {
   exp::MetricsLog log;
   sim::SimJob job = exp::sim_job(plan);
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
-    return std::make_unique<exp::MetricsRecorder>(comm, log, nullptr, nullptr, 0, plan.log_every_steps);
+    return std::make_unique<exp::MetricsRecorder>(comm, log, nullptr, nullptr, exp::Cadence{0, plan.log_every_steps});
   };
   sim::run_simulation(job);
 }

@@ -142,6 +142,8 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   if (p.steps < 1) r.fail("epochs", "less than one step per worker");
   p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
+  p.eval_replicas = r.boolean("eval_replicas", false);
+  if (p.eval_replicas && !p.real) r.fail("eval_replicas", "modeled numerics have no replicas to evaluate");
   simulator.read_run(r, *sim_part);
   r.finish();
   if (root.has("variants")) root.raw("variants");  // expanded by the caller

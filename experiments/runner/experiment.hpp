@@ -43,6 +43,7 @@ struct Plan {
   model::OptimizerConfig optimizer;
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
+  bool eval_replicas = false;  // run.eval_replicas
   std::shared_ptr<const DataSets> data;
   std::shared_ptr<const Scenario> scenario;  // never null; empty without a scenario section
   nlohmann::json resolved;                   // config.resolved.json

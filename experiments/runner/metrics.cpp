@@ -91,7 +91,7 @@ void MetricsLog::write_csv(const std::string& path) const {
       std::fprintf(f, "%.6f,%.7g", r.eval->accuracy(), r.eval->mean_loss);
     else
       std::fprintf(f, ",");
-    const char* kind = r.aggregate ? "aggregate" : r.eval ? "eval" : "train";
+    const char* kind = r.aggregate ? "aggregate" : r.replica ? "replica" : r.eval ? "eval" : "train";
     if (r.aggregate)
       std::fprintf(f, ",,,%s,%s,%.9g\n", kind, clock.c_str(), r.consensus_distance.value_or(0.0));
     else
@@ -143,14 +143,8 @@ std::string model_hash(ConstSlice params) {
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress,
-                                 std::int64_t eval_every_steps, std::int64_t log_every_steps, ReplicaObserver* replicas)
-    : comm_(comm),
-      log_(log),
-      evaluator_(evaluator),
-      progress_(progress),
-      eval_every_(eval_every_steps),
-      log_every_(log_every_steps),
-      replicas_(replicas) {}
+                                 const Cadence& cadence, ReplicaObserver* replicas)
+    : comm_(comm), log_(log), evaluator_(evaluator), progress_(progress), cadence_(cadence), replicas_(replicas) {}
 
 MetricsRow MetricsRecorder::row(std::int64_t step) const {
   MetricsRow r;
@@ -165,13 +159,15 @@ MetricsRow MetricsRecorder::row(std::int64_t step) const {
 void MetricsRecorder::step(std::int64_t step, float loss) {
   ++log_.rank(comm_.rank()).steps;
   if (progress_) progress_->step(step, comm_.now_s(), loss);
-  if (step % log_every_ != 0) return;
+  if (step % cadence_.log_every_steps != 0) return;
   MetricsRow r = row(step);
   r.loss = loss;
   log_.rows.push_back(r);
 }
 
-bool MetricsRecorder::eval_due(std::int64_t step) const { return eval_every_ > 0 && step % eval_every_ == 0; }
+bool MetricsRecorder::eval_due(std::int64_t step) const {
+  return cadence_.eval_every_steps > 0 && step % cadence_.eval_every_steps == 0;
+}
 
 void MetricsRecorder::evaluate(std::int64_t step, ConstSlice params, bool final) {
   if (!evaluator_ || params.data.empty()) return;  // modeled numerics: there is no model to evaluate
@@ -205,7 +201,14 @@ void MetricsRecorder::event(const std::string& name, const std::vector<std::pair
 }
 
 void MetricsRecorder::observe(std::int64_t step, ConstSlice params) {
-  if (replicas_ && !params.data.empty()) replicas_->observe(step, params, comm_.now_s());
+  if (params.data.empty()) return;
+  if (cadence_.eval_replicas && evaluator_) {
+    MetricsRow r = row(step);
+    r.eval = evaluator_->evaluate(params);
+    r.replica = true;
+    log_.rows.push_back(r);
+  }
+  if (replicas_) replicas_->observe(step, params, comm_.now_s());
 }
 
 }  // namespace dts::exp

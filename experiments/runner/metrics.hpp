@@ -30,6 +30,8 @@ struct MetricsRow {
   // The replicas' row of an observed step (replicas.hpp): rank -1, eval of their mean, their distance.
   bool aggregate = false;
   std::optional<double> consensus_distance;
+  // One worker's own replica, evaluated at an observed step (run.eval_replicas): kind "replica".
+  bool replica = false;
 };
 
 class ReplicaObserver;  // replicas.hpp
@@ -98,8 +100,9 @@ class MetricsLog {
   // runner after the run.
   std::vector<RankActivity> per_rank;
   // time_s,rank,step,loss,test_accuracy,test_loss,bytes_sent,bytes_received,kind,clock,consensus_distance;
-  // empty cells where not measured; kind is "train" (a step's loss), "eval" (a test-set evaluation) or
-  // "aggregate" (the workers' mean model and their consensus distance, no rank and no bytes).
+  // empty cells where not measured; kind is "train" (a step's loss), "eval" (a test-set evaluation),
+  // "replica" (a worker's own replica, evaluated) or "aggregate" (the workers' mean model and their consensus
+  // distance, no rank and no bytes).
   void write_csv(const std::string& path) const;
   // ranks.csv: rank,steps,idle_s,waited_s (waited_s: the sum of the rank's waits.csv rows), one row per rank of
   // a run of `ranks`; waits.csv: rank,peer,waited_s, the peers each rank waited on, in rank order.
@@ -107,10 +110,16 @@ class MetricsLog {
   RankActivity& rank(Rank r);  // per_rank[r], grown to hold it
 };
 
+// What a run records, and how often (the experiment's run section).
+struct Cadence {
+  std::int64_t eval_every_steps = 0, log_every_steps = 1;
+  bool eval_replicas = false;  // every observed replica is evaluated too (kind "replica")
+};
+
 class MetricsRecorder final : public Recorder {
  public:
-  MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress, std::int64_t eval_every_steps,
-                  std::int64_t log_every_steps, ReplicaObserver* replicas = nullptr);
+  MetricsRecorder(Comm& comm, MetricsLog& log, Evaluator* evaluator, Progress* progress, const Cadence& cadence,
+                  ReplicaObserver* replicas = nullptr);
   void step(std::int64_t step, float loss) override;
   bool eval_due(std::int64_t step) const override;
   void evaluate(std::int64_t step, ConstSlice params, bool final) override;
@@ -125,7 +134,7 @@ class MetricsRecorder final : public Recorder {
   MetricsLog& log_;
   Evaluator* evaluator_;
   Progress* progress_;
-  std::int64_t eval_every_, log_every_;
+  Cadence cadence_;
   ReplicaObserver* replicas_;  // null: observations are not recorded
 };
 

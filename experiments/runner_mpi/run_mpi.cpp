@@ -170,8 +170,8 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   mpi::MpiNode node(rank);
   const bool trains = rank >= plan.ranks - plan.workers;
   MpiReplicas replicas(trains, plan.workers, evaluator, log);  // collective
-  MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr, plan.eval_every_steps,
-                          plan.log_every_steps, &replicas);
+  MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr,
+                          Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas}, &replicas);
   FaultPoint fault_point(fault, rank, trains, &scenario);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "experiments/runner/replicas.hpp"
@@ -93,4 +95,35 @@ TEST_CASE("dtsim run: an algorithm whose workers share one model records no aggr
   REQUIRE(run_dtsim("run " + (tmp / "a.json").string() + " --out " + (tmp / "out").string(), tmp / "").code == 0);
   for (const Row& row : rows(slurp(tmp / "out" / "metrics.csv"))) REQUIRE(row.kind != "aggregate");
   REQUIRE(!nlohmann::json::parse(slurp(tmp / "out" / "summary.json")).contains("aggregate"));
+}
+
+TEST_CASE("dtsim run: run.eval_replicas evaluates every worker's own replica at each observed step",
+          "[golden][replicas]") {
+  TempDir tmp;
+  nlohmann::json exp = dts::test::tiny_experiment();
+  exp.erase("variants");
+  exp["algorithm"]["name"] = "gossip_sgd";
+  exp["run"] = {{"steps", 24}, {"eval_every_steps", 8}, {"log_every_steps", 4}, {"eval_replicas", true}};
+  write_json(tmp / "g.json", exp);
+  REQUIRE(run_dtsim("run " + (tmp / "g.json").string() + " --out " + (tmp / "out").string(), tmp / "").code == 0);
+
+  const int workers = exp["algorithm"]["workers"].get<int>();
+  std::map<std::string, std::set<std::string>> ranks_at;  // step -> ranks with a replica row
+  std::set<std::string> accuracies;
+  for (const Row& row : rows(slurp(tmp / "out" / "metrics.csv"))) {
+    if (row.kind != "replica") continue;
+    REQUIRE(!row.accuracy.empty());
+    REQUIRE(ranks_at[row.step].insert(row.rank).second);  // one row per rank and step
+    accuracies.insert(row.accuracy);
+  }
+  REQUIRE(ranks_at.size() == 3);  // steps 8, 16, 24
+  for (const auto& [step, ranks] : ranks_at) REQUIRE(ranks.size() == static_cast<std::size_t>(workers));
+  REQUIRE(accuracies.size() > 1);  // the replicas differ between exchanges, and so do their accuracies
+
+  exp["model"]["numerics"] = "modeled";
+  exp["data"]["modeled"] = true;
+  write_json(tmp / "m.json", exp);
+  const auto r = run_dtsim("run " + (tmp / "m.json").string() + " --check", tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE(r.err.find("/run/eval_replicas") != std::string::npos);
 }
