@@ -30,6 +30,11 @@ struct Context {
   bool membership_changes = false;
   std::vector<Rank> joining = {};
   double leave_at_s = kForever;
+  // Added for MPCA's recovery (issue 18): a scenario failure of this rank with restart_after_s (algorithms with
+  // AlgorithmSpec::restarts): the rank loses its state at its first safe point at or after crash_at_s and is
+  // back restart_after_s after crash_at_s (never: kForever).
+  double crash_at_s = kForever;
+  double restart_after_s = 0;
 };
 
 using RankMain = std::function<void(Context&)>;
@@ -53,6 +58,9 @@ struct AlgorithmSpec {
   // algorithm's keys after configure (AGD's lr x sqrt(P)); null: 1. The runner multiplies optimizer.lr by it,
   // so config.resolved.json records the rate in effect.
   std::function<double(ConfigReader& reader, int workers)> lr_factor = nullptr;
+  // Added for MPCA's recovery (issue 18): whether rank 0 may fail and restart (a failure with restart_after_s;
+  // README "Scenarios"): the algorithm then models the crash and the restart itself (Context::crash_at_s).
+  bool restarts = false;
 };
 
 // Throws ConfigError naming `where` on an unknown name.

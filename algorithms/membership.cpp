@@ -6,8 +6,14 @@
 namespace dts {
 
 void enter_run(Context& ctx, const Scenario* scenario) {
-  if (scenario == nullptr || (scenario->joins.empty() && scenario->leaves.empty())) return;
+  if (scenario == nullptr) return;
   const Rank me = ctx.comm.rank();
+  for (const Restart& r : scenario->restarts) {
+    if (r.rank != me) continue;
+    ctx.crash_at_s = r.at_s;
+    ctx.restart_after_s = r.restart_after_s;
+  }
+  if (scenario->joins.empty() && scenario->leaves.empty()) return;
   ctx.membership_changes = true;
   double join_at_s = 0;
   for (const RankEvent& j : scenario->joins) {

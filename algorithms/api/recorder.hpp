@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/api/vec.hpp"
 
@@ -39,6 +41,14 @@ class Recorder {
   virtual void count(const std::string& name, std::int64_t value) {
     (void)name;
     (void)value;
+  }
+
+  // Added for MPCA's recovery (issue 18). Something the algorithm did that belongs on the run's time line (a
+  // backup, a lost worker, a restart), stamped with the backend's clock and the rank, with its figures (seconds,
+  // cycles, steps): summary.json "algorithm_events". A recorder that records nothing ignores it.
+  virtual void event(const std::string& name, const std::vector<std::pair<std::string, double>>& fields) {
+    (void)name;
+    (void)fields;
   }
 };
 

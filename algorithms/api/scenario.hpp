@@ -48,6 +48,14 @@ struct RankEvent {
   double at_s = 0;
 };
 
+// A rank that crashes at at_s and is back restart_after_s later (a failure with `restart_after_s`), for the
+// algorithms that recover it (AlgorithmSpec::restarts): the algorithm models the crash, losing what the rank
+// held in memory, at its next safe point after at_s (Context::crash_at_s); the world does not fail the rank.
+struct Restart {
+  Rank rank = -1;
+  double at_s = 0, restart_after_s = 0;
+};
+
 struct Scenario {
   std::string where;  // the section's place in its file ("exp.json:/scenario"), for messages
   std::uint64_t seed = 0;
@@ -55,9 +63,11 @@ struct Scenario {
   std::vector<Jitter> jitter;
   std::vector<LinkChange> links;
   std::vector<RankEvent> failures, joins, leaves;
+  std::vector<Restart> restarts;  // the failures with restart_after_s (not in `failures`)
 
   bool empty() const {
-    return stragglers.empty() && jitter.empty() && links.empty() && failures.empty() && joins.empty() && leaves.empty();
+    return stragglers.empty() && jitter.empty() && links.empty() && failures.empty() && joins.empty() &&
+           leaves.empty() && restarts.empty();
   }
   // Whether rank r's compute is ever slowed (a straggler or jitter names it).
   bool slows(Rank r) const;

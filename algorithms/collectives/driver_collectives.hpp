@@ -33,8 +33,12 @@ class BinaryTreeReducePlan final : public CollectivePlan {
 // but the root, which contributes nothing: each scales its x by its w (charged as an elementwise pass), then
 // the binary tree sums; the root ends with [sum_i w_i x_i | sum_i w_i] and divides itself (a worker with w = 0
 // adds nothing). Not `weighted`: x is summed as it is (the root divides by the count of workers), w still summed.
-void weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag,
-                          bool weighted = true);
+// `survive`: a member that fails partway does not stop the others (message fidelity): a receive from it or a
+// send to it that ends with `peer failed` is skipped and the member goes on with its stages (a missing partial
+// sum is not added; a chunk not received keeps what the buffer held). Returns whether every one of the
+// caller's receives and sends succeeded. Without `survive` a failed peer throws PeerFailed.
+bool weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag,
+                          bool weighted = true, bool survive = false);
 
 // Spark's chunked broadcast in which workers re-serve the chunks they hold (§6), as a fixed schedule: the data
 // is cut into chunks of `chunk_floats` (the last shorter); with `reserve`, the root sends chunk j once, to
@@ -60,7 +64,8 @@ class SwarmBroadcastPlan final : public CollectivePlan {
 };
 
 // Runs SwarmBroadcastPlan: afterwards every member holds the root's data.
-void swarm_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag tag, std::size_t chunk_floats,
-                     bool reserve);
+// `survive` as for weighted_tree_reduce (a chunk a failed member should have passed on is left as it was).
+bool swarm_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag tag, std::size_t chunk_floats,
+                     bool reserve, bool survive = false);
 
 }  // namespace dts::collectives

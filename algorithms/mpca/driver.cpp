@@ -13,7 +13,9 @@
 #include <utility>
 
 #include "algorithms/collectives/driver_collectives.hpp"
+#include "algorithms/mpca/checkpoint.hpp"
 #include "algorithms/mpca/mpca.hpp"
+#include "algorithms/mpca/survivors.hpp"
 #include "algorithms/mpca/update_rules.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -26,7 +28,8 @@ class Driver {
       : ctx_(ctx),
         cfg_(cfg),
         n_(ctx.compute.num_params()),
-        everyone_(Group::range(0, ctx.workers + 1)),
+        survivors_(ctx),
+        checkpoints_(ctx, cfg.checkpoint, cfg.backup),
         book_(cfg.shards) {
     Compute& compute = ctx.compute;
     joint_ = compute.make_vec();
@@ -42,27 +45,26 @@ class Driver {
   void run() {
     Recorder& rec = ctx_.recorder;
     if (rec.eval_due(0)) rec.evaluate(0, joint_);
-    std::vector<Request> done;
-    for (Rank w = 1; w <= ctx_.workers; ++w) done.push_back(ctx_.comm.irecv(w, tags::kMpcaDone, none_));
-    int finished = 0, final_left = -1;
+    int final_left = -1;
     std::int64_t c = 0;
     for (;; ++c) {
-      for (std::size_t i = 0; i < done.size(); ++i) {
-        if (done[i].valid() && done[i].test()) {
-          require_ok(done[i].wait(), static_cast<Rank>(i + 1), "mpca driver");
-          done[i].reset();
-          ++finished;
-        }
-      }
-      if (finished == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
-      if (final_left == 0) break;
+      survivors_.poll();
+      if (survivors_.finished() == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
+      if (final_left == 0 || survivors_.live() == 0) break;
       if (final_left > 0) --final_left;
+      if (!restarted_ && ctx_.comm.now_s() >= ctx_.crash_at_s) c = restart(c);
       cycle(c);
+      checkpoints_.after_cycle(c, joint_);
     }
     send_jobs(Job{.stop = true});
     join_broadcast();
     if (pending_) prepare(*pending_, c);
-    ctx_.recorder.count("mpca_cycles", c);
+    checkpoints_.finish();
+    if (survivors_.lost() > 0) {
+      ctx_.recorder.count("mpca_workers_lost", survivors_.lost());
+      ctx_.recorder.count("mpca_reductions_lost", reductions_lost_);
+    }
+    ctx_.recorder.count("mpca_cycles", c + cycles_lost_);
     ctx_.recorder.count("mpca_phase_overlaps", book_.overlaps());
     ctx_.recorder.count("mpca_empty_reductions", empty_);
     rec.evaluate(ctx_.steps, joint_, /*final=*/true);
@@ -82,9 +84,11 @@ class Driver {
     if (cy.order == Cycle::Order::kInTurn) {  // reduce, prepare, broadcast, one after the other
       book_.begin(cy.reduce);
       send_jobs(Job{.reduce = cy.reduce, .alpha = alpha});
+      const int lost = survivors_.lost();
+      const double began_s = ctx_.comm.now_s();
       reduce(cy.reduce, buf);
       book_.end(cy.reduce);
-      prepare(Reduced{cy.reduce, buf}, c);
+      if (whole(lost, began_s, cy.reduce, c)) prepare(Reduced{cy.reduce, buf}, c);
       send_jobs(Job{.broadcast = cy.broadcast, .alpha = alpha});
       start_broadcast(cy.broadcast);
       join_broadcast();
@@ -93,31 +97,101 @@ class Driver {
     if (cy.order == Cycle::Order::kPrepareFirst && pending_) prepare(*std::exchange(pending_, std::nullopt), c);
     book_.begin(cy.reduce);
     send_jobs(Job{.reduce = cy.reduce, .broadcast = cy.broadcast, .alpha = alpha});
+    const int lost = survivors_.lost();
+    const double began_s = ctx_.comm.now_s();
     if (cy.broadcast >= 0) start_broadcast(cy.broadcast);
     const std::unique_ptr<Activity> reducing =
         ctx_.node.spawn("mpca-reduce", [this, r = cy.reduce, buf] { reduce(r, buf); });
     if (pending_) prepare(*std::exchange(pending_, std::nullopt), c);  // 3-phase: at the same time
     reducing->join();
     book_.end(cy.reduce);
-    pending_ = Reduced{cy.reduce, buf};
+    if (whole(lost, began_s, cy.reduce, c)) pending_ = Reduced{cy.reduce, buf};
   }
 
+  // The crash of the driver (a scenario failure of rank 0 with restart_after_s, at the first cycle boundary at
+  // or after it; §4.9): what it held in memory is lost, the reduction of the last cycle with it, and a backup
+  // being written. The collectives it had started end first (a deviation: a real crash would cut them off; the
+  // workers drop what they brought on the restore). Back restart_after_s after the crash, the driver reads the
+  // last backup (as long as writing it took; none: the initial model), takes up the cycle count where the backup
+  // was taken (the schedules go back with it), and every worker restarts from it: a job says so, and the whole
+  // model is broadcast (the workers replace their models and targets with it and reset their tau). Returns the
+  // cycle to go on with.
+  std::int64_t restart(std::int64_t c) {
+    restarted_ = true;
+    const double crash_s = ctx_.crash_at_s, boundary_s = ctx_.comm.now_s();
+    join_broadcast();
+    pending_.reset();
+    checkpoints_.crash();
+    const double back_s = crash_s + ctx_.restart_after_s;
+    if (ctx_.comm.now_s() < back_s) ctx_.node.sleep_for(back_s - ctx_.comm.now_s());
+    const Backup backup = *cfg_.backup;
+    if (backup.valid) ctx_.node.sleep_for(cfg_.checkpoint.write_s(n_));  // read back at the rate it was written
+    if (backup.valid && joint_.real()) {
+      std::copy(backup.joint.begin(), backup.joint.end(), joint_.data().begin());
+    } else if (!backup.valid) {
+      ctx_.compute.init_params(joint_);
+    }
+    if (v_.real()) std::fill(v_.data().begin(), v_.data().end(), 0.0f);
+    rules::copy(xstar_, joint_);
+    const std::int64_t resume = backup.valid ? backup.cycle : 0;
+    send_jobs(Job{.restore = true, .alpha = static_cast<float>(cfg_.schedules.alpha_at(resume))});
+    collectives::swarm_broadcast(ctx_.comm, survivors_.group(), xstar_, kDriver, tags::kMpcaBroadcast,
+                                 cfg_.chunk_floats, cfg_.reserve, /*survive=*/true);
+    cycles_lost_ += c - resume;
+    const double now = ctx_.comm.now_s();
+    ctx_.recorder.event("driver_restart", {{"crash_s", crash_s},
+                                           {"noticed_s", boundary_s},
+                                           {"backup_cycle", static_cast<double>(resume)},
+                                           {"backup_taken_s", backup.valid ? backup.taken_s : 0.0},
+                                           {"cycles_lost", static_cast<double>(c - resume)},
+                                           {"down_s", now - crash_s},
+                                           {"time_lost_s", now - (backup.valid ? backup.taken_s : 0.0)}});
+    ctx_.recorder.count("mpca_driver_restarts", 1);
+    return resume;
+  }
+
+  // Whether the reduction begun when `lost` workers had been lost has every live worker's share: a worker lost
+  // since may have taken its subtree's partial sums with it (the others' steps are lost with them, as their tau
+  // was reset), and the shard waits for its next turn.
+  bool whole(int lost, double began_s, int shard, std::int64_t c) {
+    survivors_.poll();
+    if (survivors_.lost() == lost) return true;
+    ++reductions_lost_;
+    ctx_.recorder.event("reduction_lost", {{"shard", static_cast<double>(shard)},
+                                           {"cycle", static_cast<double>(c)},
+                                           {"time_lost_s", ctx_.comm.now_s() - began_s}});
+    return false;
+  }
+
+  // A job to every live worker; after a loss, the first job says so and the new membership follows it (the
+  // workers drop the download of a broadcast that ran over the old group: a lost member may have left chunks
+  // out of it). A worker lost meanwhile takes no job (`peer failed`), which the next poll tells.
   void send_jobs(const Job& j) {
     if (!j.stop && cfg_.spark.job_launch_s > 0) ctx_.node.sleep_for(cfg_.spark.job_launch_s);
+    survivors_.poll();
+    const bool regroup = !j.stop && survivors_.rebuild();
     Vec msg(Job::kFloats, true);
-    msg.data()[0] = j.stop ? 1.0f : 0.0f;
+    msg.data()[0] = j.stop ? Job::kStop : j.restore ? Job::kRestore : 0.0f;
+    if (regroup) msg.data()[0] += Job::kRegroup;
     msg.data()[1] = static_cast<float>(j.reduce);
     msg.data()[2] = static_cast<float>(j.broadcast);
     msg.data()[3] = j.alpha;
+    const Vec members = survivors_.members_message();
     std::vector<Request> sent;
-    for (Rank w = 1; w <= ctx_.workers; ++w) sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, msg));
-    for (auto& s : sent) s.wait_ok();
+    for (Rank w = 1; w <= ctx_.workers; ++w) {
+      if (!survivors_.alive(w)) continue;
+      sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, msg));
+      if (regroup) sent.push_back(ctx_.comm.isend(w, tags::kMpcaJob, members));
+    }
+    for (auto& s : sent) {
+      if (const Status st = s.wait(); st != Status::kPeerFailed) require_ok(st, s.peer(), "mpca driver");
+    }
   }
 
   void reduce(int shard, std::size_t buf) {
     const std::size_t cnt = shard_range(n_, cfg_.shards, shard).second;
-    collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, everyone_, reduced_[buf].sub(0, cnt + 1), kDriver,
-                                      tags::kMpcaReduce, cfg_.weighted);
+    collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, survivors_.group(), reduced_[buf].sub(0, cnt + 1),
+                                      kDriver, tags::kMpcaReduce, cfg_.weighted, /*survive=*/true);
   }
 
   // Eq. 9, 8, 4 and 5 on one shard: serialising and chunking are the overheads' business, not the floats'.
@@ -129,7 +203,7 @@ class Driver {
     Compute& compute = ctx_.compute;
     const bool real = red.real();
     const float total = real ? red.data()[cnt] : 0.0f;
-    const float divisor = cfg_.weighted ? total : static_cast<float>(ctx_.workers);
+    const float divisor = cfg_.weighted ? total : static_cast<float>(survivors_.live());
     if (real && cfg_.weighted && total == 0) {
       ++empty_;  // no worker stepped since the shard's last reduction: no information
     } else {
@@ -154,9 +228,9 @@ class Driver {
     broadcasting_ = shard;
     const auto [off, cnt] = shard_range(n_, cfg_.shards, shard);
     const Slice from = xstar_.sub(off, cnt);
-    broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from] {
-      collectives::swarm_broadcast(ctx_.comm, everyone_, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
-                                   cfg_.reserve);
+    broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from, group = survivors_.group()] {
+      collectives::swarm_broadcast(ctx_.comm, group, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
+                                   cfg_.reserve, /*survive=*/true);
     });
   }
 
@@ -183,14 +257,16 @@ class Driver {
   Context& ctx_;
   const Config& cfg_;
   std::size_t n_;
-  Group everyone_;
+  Survivors survivors_;
+  Checkpointer checkpoints_;
   PhaseBook book_;
-  Vec joint_, old_, v_, xstar_, none_{0, true};
+  Vec joint_, old_, v_, xstar_;
   std::array<Vec, 2> reduced_;
   std::optional<Reduced> pending_;
   std::unique_ptr<Activity> broadcast_;
   int broadcasting_ = -1;
-  std::int64_t empty_ = 0, evaluated_ = 0;
+  std::int64_t empty_ = 0, evaluated_ = 0, reductions_lost_ = 0, cycles_lost_ = 0;
+  bool restarted_ = false;
   double steps_seen_ = 0;
 };
 

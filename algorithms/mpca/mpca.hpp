@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/mpca/checkpoint.hpp"
 #include "algorithms/mpca/pipeline.hpp"
 #include "algorithms/mpca/spark_overheads.hpp"
 
@@ -24,11 +26,16 @@ struct Config {
   bool displace = true;                 // Eq. 7 (else Eq. 6, the penalty's gradient)
   Schedules schedules;
   SparkOverheads spark;
+  CheckpointConfig checkpoint;
+  std::shared_ptr<Backup> backup = std::make_shared<Backup>();  // the storage, shared by the run's ranks
 };
 
 // The driver's job message to each worker at the start of a cycle (Spark's job with the broadcast id).
+// Its first float: 0, kStop or kRestore, plus kRegroup when workers were lost (the new membership follows as a
+// second message). kRestore: the driver restarted, and the whole model it restarted from follows as a broadcast.
 struct Job {
-  bool stop = false;
+  static constexpr float kStop = 1, kRestore = 2, kRegroup = 4;
+  bool stop = false, restore = false;
   int reduce = -1, broadcast = -1;  // shards; -1: none
   float alpha = 0;
   static constexpr std::size_t kFloats = 4;

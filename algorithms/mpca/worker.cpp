@@ -4,12 +4,14 @@
 // cycle as its new target (host -> device), snapshots the shard to reduce with its step count tau since that
 // shard's last reduction (device -> host) and resets tau; then it starts the download of the job's broadcast (an
 // activity of its own, joined at the next job) and takes part in the reduction.
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "algorithms/collectives/driver_collectives.hpp"
 #include "algorithms/mpca/mpca.hpp"
+#include "algorithms/mpca/survivors.hpp"
 #include "algorithms/mpca/update_rules.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -24,19 +26,57 @@ struct WorkerState {
   std::unique_ptr<Mutex> lock;
 };
 
+// The driver restarted (driver.cpp, restart): the model it restarted from, broadcast whole, replaces this
+// worker's model and every target; the steps since each shard's last reduction start again.
+void restore(Context& ctx, const Config& cfg, const Group& everyone, WorkerState& w, float alpha) {
+  Compute& compute = ctx.compute;
+  const std::size_t n = compute.num_params();
+  Vec model = compute.make_vec();
+  collectives::swarm_broadcast(ctx.comm, everyone, model, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats, cfg.reserve,
+                               /*survive=*/true);
+  const std::lock_guard<Mutex> hold(*w.lock);
+  rules::copy(w.x, model);
+  rules::copy(w.target, model);
+  compute.charge_elementwise(n, 2);
+  compute.charge_elementwise(n, 2);
+  std::fill(w.has_target.begin(), w.has_target.end(), 1);
+  std::fill(w.tau.begin(), w.tau.end(), 0);
+  w.alpha = alpha;
+  ctx.recorder.count("mpca_restores", 1);
+}
+
 void agent(Context& ctx, const Config& cfg, WorkerState& w) {
   Compute& compute = ctx.compute;
   const std::size_t n = compute.num_params(), largest = shard_range(n, cfg.shards, 0).second;
-  const Group everyone = Group::range(0, ctx.workers + 1);
+  Group everyone = Group::range(0, ctx.workers + 1);  // rebuilt over the survivors when the driver says so
   Vec job(Job::kFloats, true), download(largest, compute.real()), reduce(largest + 1, compute.real());
   std::unique_ptr<Activity> downloading;
   int downloaded = -1;  // the shard in `download`
-  std::int64_t targets = 0;
+  std::int64_t targets = 0, discarded = 0;
   for (;;) {
     ctx.comm.recv(kDriver, tags::kMpcaJob, job);
-    const Job j{job.data()[0] != 0, static_cast<int>(job.data()[1]), static_cast<int>(job.data()[2]), job.data()[3]};
+    const bool regroup = job.data()[0] >= Job::kRegroup;
+    const float kind = job.data()[0] - (regroup ? Job::kRegroup : 0.0f);
+    const Job j{.stop = kind == Job::kStop,
+                .restore = kind == Job::kRestore,
+                .reduce = static_cast<int>(job.data()[1]),
+                .broadcast = static_cast<int>(job.data()[2]),
+                .alpha = job.data()[3]};
     if (downloading) downloading->join();  // the broadcast of the last cycle
     downloading.reset();
+    if (regroup) {  // workers were lost: the survivors' group, and the download is void
+      Vec members(static_cast<std::size_t>(ctx.workers) + 1, true);
+      ctx.comm.recv(kDriver, tags::kMpcaJob, members);
+      everyone = group_of(members);
+      if (downloaded >= 0) ++discarded;
+      downloaded = -1;
+    }
+    if (j.restore) {  // the driver restarted: everyone from its backup
+      if (downloaded >= 0) ++discarded;
+      downloaded = -1;
+      restore(ctx, cfg, everyone, w, j.alpha);
+      continue;
+    }
     std::size_t rcount = 0;
     {
       const std::lock_guard<Mutex> hold(*w.lock);  // at the next step boundary
@@ -62,9 +102,9 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
     if (j.broadcast >= 0) {  // 3. the download, in the background
       downloaded = j.broadcast;
       const Slice into = download.sub(0, shard_range(n, cfg.shards, j.broadcast).second);
-      downloading = ctx.node.spawn("mpca-download-" + std::to_string(ctx.comm.rank()), [&ctx, &cfg, &everyone, into] {
+      downloading = ctx.node.spawn("mpca-download-" + std::to_string(ctx.comm.rank()), [&ctx, &cfg, everyone, into] {
         collectives::swarm_broadcast(ctx.comm, everyone, into, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats,
-                                     cfg.reserve);
+                                     cfg.reserve, /*survive=*/true);
         const double unpack_s = cfg.spark.collective_s(into.count);  // deserialise, copy toward the device
         if (unpack_s > 0) ctx.node.sleep_for(unpack_s);
       });
@@ -73,10 +113,11 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
       const double pack_s = cfg.spark.collective_s(rcount);  // serialise my contribution
       if (pack_s > 0) ctx.node.sleep_for(pack_s);
       collectives::weighted_tree_reduce(ctx.comm, compute, everyone, reduce.sub(0, rcount + 1), kDriver,
-                                        tags::kMpcaReduce, cfg.weighted);
+                                        tags::kMpcaReduce, cfg.weighted, /*survive=*/true);
     }
   }
   ctx.recorder.count("mpca_targets_set", targets);
+  if (discarded > 0) ctx.recorder.count("mpca_downloads_discarded", discarded);
 }
 
 }  // namespace

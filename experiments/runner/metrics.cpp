@@ -194,6 +194,12 @@ void MetricsRecorder::evaluate_own(std::int64_t step, ConstSlice params) {
 
 void MetricsRecorder::count(const std::string& name, std::int64_t value) { log_.counters[name] += value; }
 
+void MetricsRecorder::event(const std::string& name, const std::vector<std::pair<std::string, double>>& fields) {
+  nlohmann::json e = {{"at_s", comm_.now_s()}, {"rank", comm_.rank()}, {"event", name}};
+  for (const auto& [key, value] : fields) e[key] = value;
+  log_.events.push_back(std::move(e));
+}
+
 void MetricsRecorder::observe(std::int64_t step, ConstSlice params) {
   if (params.data.empty()) return;
   if (cadence_.eval_replicas && evaluator_) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/recorder.hpp"
 #include "kernels/data/dataset.hpp"
@@ -91,7 +93,9 @@ class MetricsLog {
   std::optional<MetricsRow> rank0_eval;
   std::string rank0_model_hash;
   std::map<std::string, std::int64_t> counters;  // Recorder::count, summed over the ranks
-  std::string clock = "simulated";               // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
+  // Recorder::event: {"at_s", "rank", "event", and its figures}, in the order recorded (summary.json sorts them).
+  std::vector<nlohmann::json> events;
+  std::string clock = "simulated";  // what time_s measures: "simulated" (sim/) or "wall" (realexec/)
   // By rank (grown as ranks record): steps counted by MetricsRecorder, idle_s and waited_on filled in by the
   // runner after the run.
   std::vector<RankActivity> per_rank;
@@ -121,6 +125,7 @@ class MetricsRecorder final : public Recorder {
   void evaluate(std::int64_t step, ConstSlice params, bool final) override;
   void evaluate_own(std::int64_t step, ConstSlice params) override;
   void count(const std::string& name, std::int64_t value) override;
+  void event(const std::string& name, const std::vector<std::pair<std::string, double>>& fields) override;
   void observe(std::int64_t step, ConstSlice params) override;
 
  private:

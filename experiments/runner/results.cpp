@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <fstream>
 #include <numeric>
 
@@ -68,6 +69,13 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
     s["rank0_model_hash"] = log.rank0_model_hash;
   }
   if (!log.counters.empty()) s["counters"] = log.counters;
+  if (!log.events.empty()) {  // Recorder::event, in time order (ties: as recorded)
+    std::vector<nlohmann::json> events = log.events;
+    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+      return a["at_s"].template get<double>() < b["at_s"].template get<double>();
+    });
+    s["algorithm_events"] = events;
+  }
   // The last step every worker observed (Recorder::observe): their mean model and how far apart they are.
   const MetricsRow* last = nullptr;
   for (const MetricsRow& r : log.rows)

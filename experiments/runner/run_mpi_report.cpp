@@ -35,6 +35,7 @@ nlohmann::json report_to_json(const RankReport& r) {
     j["rank0_hash"] = r.log.rank0_model_hash;
   }
   if (!r.log.counters.empty()) j["counters"] = r.log.counters;
+  if (!r.log.events.empty()) j["events"] = r.log.events;
   return j;
 }
 
@@ -75,6 +76,7 @@ RankReport report_from_json(const nlohmann::json& j) {
     r.log.rank0_model_hash = j.at("rank0_hash").get<std::string>();
   }
   if (j.contains("counters")) r.log.counters = j["counters"].get<std::map<std::string, std::int64_t>>();
+  if (j.contains("events")) r.log.events = j["events"].get<std::vector<nlohmann::json>>();
   return r;
 }
 
@@ -94,6 +96,7 @@ std::pair<MetricsLog, RunOutcome> merge_reports(const std::vector<RankReport>& r
       log.rank0_model_hash = r.log.rank0_model_hash;
     }
     for (const auto& [name, v] : r.log.counters) log.counters[name] += v;
+    log.events.insert(log.events.end(), r.log.events.begin(), r.log.events.end());
     out.time_s = std::max(out.time_s, r.end_s);
     out.messages += r.messages;
     out.bytes_sent.push_back(r.bytes_sent);

@@ -27,6 +27,9 @@ nlohmann::json scenario_events(const Scenario& scenario, double end_s) {
     fired(0, "link_change", what);
   }
   for (const RankEvent& f : scenario.failures) fired(f.at_s, "failure", {{"rank", f.rank}});
+  for (const Restart& f : scenario.restarts) {
+    fired(f.at_s, "failure", {{"rank", f.rank}, {"restart_after_s", f.restart_after_s}});
+  }
   for (const RankEvent& j : scenario.joins) fired(j.at_s, "join", {{"rank", j.rank}});
   for (const RankEvent& l : scenario.leaves) fired(l.at_s, "leave", {{"rank", l.rank}});
   std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -141,7 +141,22 @@ Scenario read_body(ConfigReader& r, const ScenarioShape& shape) {
     x.latency_factor = e.number("latency_factor", 1, 1e-6, 1e6);
     s.links.push_back(std::move(x));
   });
-  read_events(r, "failures", shape, s.failures);
+  std::vector<Rank> failing;
+  each(r, "failures", [&](ConfigReader& e) {
+    const RankEvent f{read_rank(e, "rank", shape), e.number("at_s", 0, 0, kMaxTime)};
+    if (std::find(failing.begin(), failing.end(), f.rank) != failing.end()) e.fail("rank", "rank named twice");
+    failing.push_back(f.rank);
+    if (!e.has("restart_after_s")) {
+      s.failures.push_back(f);
+      return;
+    }
+    if (!shape.algorithm->restarts) {
+      e.fail("restart_after_s",
+             "algorithm \"" + shape.algorithm->name + "\" cannot restart a failed rank (only mpca's driver restarts)");
+    }
+    if (f.rank != 0) e.fail("restart_after_s", "only rank 0 (the driver) restarts; a failed worker stays lost");
+    s.restarts.push_back({f.rank, f.at_s, e.number("restart_after_s", 0, 0, kMaxTime)});
+  });
   read_events(r, "joins", shape, s.joins);
   read_events(r, "leaves", shape, s.leaves);
   r.finish();

@@ -49,6 +49,10 @@ class RankRecorder final : public Recorder {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.count(name, value);
   }
+  void event(const std::string& name, const std::vector<std::pair<std::string, double>>& fields) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.event(name, fields);
+  }
   void observe(std::int64_t step, ConstSlice params) override {
     std::lock_guard<std::mutex> lock(mu_);
     inner_.observe(step, params);

@@ -41,6 +41,11 @@ class CaptureRecorder final : public Recorder {
     auto& c = out_["counters"];
     c[name] = (c.contains(name) ? c[name].get<std::int64_t>() : 0) + value;
   }
+  void event(const std::string& name, const std::vector<std::pair<std::string, double>>& fields) override {
+    nlohmann::json e = {{"event", name}, {"rank", comm_.rank()}, {"at_s", comm_.now_s()}};
+    for (const auto& [k, v] : fields) e[k] = v;
+    out_["events"].push_back(std::move(e));
+  }
 
  private:
   Comm& comm_;
@@ -62,6 +67,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     job.scenario.failures = run.failures;
     job.scenario.joins = run.joins;
     job.scenario.leaves = run.leaves;
+    job.scenario.restarts = run.restarts;
     job.main = spec.configure(reader, job.workers);
     reader.finish();
     job.simgrid_args = {"--log=root.thres:critical"};

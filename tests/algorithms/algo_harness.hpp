@@ -22,6 +22,7 @@ struct AlgoRun {
   sim::Fidelity fidelity = sim::Fidelity::kMessage;
   std::vector<RankEvent> failures;       // ranks that fail partway (the scenario's failures)
   std::vector<RankEvent> joins, leaves;  // the scenario's, for algorithms with a changing membership
+  std::vector<Restart> restarts;         // the failures with restart_after_s
 };
 
 // A run of `algorithm` with P workers and a master rank (P + 1 ranks) on the 6-dimensional quadratic problem,

@@ -176,6 +176,17 @@ TEST_CASE("scenario: bad input is refused before the run, naming the key", "[gol
   refused({{"joins", {{{"rank", 1}, {"at_s", 1}}}}}, "/joins");
   refused({{"failures", {{{"rank", 1}, {"at_s", 1}}}}}, "/failures", " --set run.fidelity=collective");
   refused({{"stragglers", {{{"ranks", {1}}, {"factor", 2}}}}, {"typo", 1}}, "/typo");
+  // A restart (issue 18): only an algorithm that restarts rank 0 (mpca's driver), only rank 0.
+  refused({{"failures", {{{"rank", 0}, {"at_s", 1}, {"restart_after_s", 1}}}}}, "/failures/0/restart_after_s");
+  json mpca = modeled("mpca", 4, 5);
+  mpca["scenario"] = {{"failures", {{{"rank", 1}, {"at_s", 1}, {"restart_after_s", 1}}}}};
+  Run m = run(tmp, "bad", mpca, " --check");
+  CHECK(m.cli.code == 2);
+  CHECK_THAT(m.cli.err, Catch::Contains("bad.json:/scenario/failures/0/restart_after_s"));
+  mpca["scenario"] = {{"failures", {{{"rank", 0}, {"at_s", 1}, {"restart_after_s", 1}}}}};
+  m = run(tmp, "good", mpca, " --check");
+  INFO(m.cli.err);
+  CHECK(m.cli.code == 0);
 
   // A scenario file, named relative to the experiment; its errors name the file.
   write_json(tmp / "slow.json", {{"name", "slow"}, {"stragglers", {{{"ranks", {1}}, {"factor", 2}}}}});
@@ -192,4 +203,33 @@ TEST_CASE("scenario: bad input is refused before the run, naming the key", "[gol
   r = run(tmp, "byfile", exp, " --check");
   CHECK(r.cli.code == 2);
   CHECK_THAT(r.cli.err, Catch::Contains("byfile.json:/scenario") && Catch::Contains("missing.json"));
+}
+
+TEST_CASE("scenario: mpca's driver restarts from its backup, and summary.json lists what it cost", "[golden]") {
+  TempDir tmp;
+  json exp = modeled("mpca", 3, 20);
+  exp["algorithm"]["checkpoint_every"] = 3;
+  exp["scenario"] = {{"failures", {{{"rank", 0}, {"at_s", 0.7}, {"restart_after_s", 0.2}}}}};
+  const Run r = run(tmp, "restart", exp);
+  INFO(r.cli.err);
+  REQUIRE(r.cli.code == 0);
+  const json s = file_json(r.out / "summary.json");
+  INFO(s.dump());
+  CHECK(s["scenario"]["events"][0]["event"] == "failure");
+  CHECK(s["scenario"]["events"][0]["restart_after_s"] == 0.2);
+  CHECK(s["counters"]["mpca_driver_restarts"] == 1);
+  int backups = 0, restarts = 0;
+  double last = 0;
+  for (const json& e : s["algorithm_events"]) {
+    CHECK(e["at_s"].get<double>() >= last);  // in time order
+    last = e["at_s"].get<double>();
+    backups += e["event"] == "checkpoint" ? 1 : 0;
+    if (e["event"] != "driver_restart") continue;
+    ++restarts;
+    CHECK(e["rank"] == 0);
+    CHECK(e["crash_s"] == 0.7);
+    CHECK(e["down_s"].get<double>() >= 0.2);
+  }
+  CHECK(restarts == 1);
+  CHECK(backups == s["counters"]["mpca_checkpoints"]);
 }
