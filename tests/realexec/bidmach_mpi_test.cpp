@@ -50,18 +50,28 @@ TEST_CASE("realexec: bidmach_grid runs the simulator's rounds on MPI, and trains
   }
 }
 
-TEST_CASE("realexec: bidmach_grid's membership changes on MPI as on the simulator", "[mpi]") {
-  TempDir tmp;
+namespace {
+
+// 5 nodes of the grid, 16 steps, with a joining and a leaving rank (joins at join_at_s; rank 2 leaves at once).
+nlohmann::json membership_experiment(double join_at_s) {
   auto exp = dts::test::tiny_experiment();
   exp["algorithm"] = {{"name", "bidmach_grid"},
                       {"workers", 5},
                       {"batch_size", 16},
                       {"startup_poll_s", 0},
                       {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
-  exp["run"] = {{"steps", 32}, {"eval_every_steps", 0}, {"log_every_steps", 8}};
+  exp["run"] = {{"steps", 16}, {"eval_every_steps", 0}, {"log_every_steps", 8}};
   exp.erase("variants");
+  exp["scenario"] = {{"joins", {{{"rank", 4}, {"at_s", join_at_s}}}}, {"leaves", {{{"rank", 2}, {"at_s", 0}}}}};
+  return exp;
+}
+
+}  // namespace
+
+TEST_CASE("realexec: bidmach_grid's membership changes on MPI as on the simulator", "[mpi]") {
+  TempDir tmp;
   // Rank 4 starts 20 ms late and joins the grid of 4; rank 2 leaves at its first step.
-  exp["scenario"] = {{"joins", {{{"rank", 4}, {"at_s", 0.02}}}}, {"leaves", {{{"rank", 2}, {"at_s", 0}}}}};
+  const auto exp = membership_experiment(0.02);
   write_json(tmp / "grid.json", exp);
   const auto sim =
       dts::test::run_dtsim("run " + (tmp / "grid.json").string() + " --out " + (tmp / "sim").string(), tmp / "");
@@ -82,19 +92,10 @@ TEST_CASE("realexec: bidmach_grid's membership changes on MPI as on the simulato
 
 TEST_CASE("realexec: bidmach_grid waits between rounds past the hang timeout", "[mpi]") {
   TempDir tmp;
-  auto exp = dts::test::tiny_experiment();
-  exp["algorithm"] = {{"name", "bidmach_grid"},
-                      {"workers", 5},
-                      {"batch_size", 16},
-                      {"startup_poll_s", 0},
-                      {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
-  exp["run"] = {{"steps", 16}, {"eval_every_steps", 0}, {"log_every_steps", 8}};
-  exp.erase("variants");
   // Rank 2 leaves at once and the others finish their steps in a fraction of a second; rank 4 joins at 3 s.
   // Until then the GridMaster hears nothing, the leaver waits for the final members and the lines wait for
   // their next round: each longer than the 1 s hang timeout, as between the rounds of a long run.
-  exp["scenario"] = {{"joins", {{{"rank", 4}, {"at_s", 3}}}}, {"leaves", {{{"rank", 2}, {"at_s", 0}}}}};
-  write_json(tmp / "grid.json", exp);
+  write_json(tmp / "grid.json", membership_experiment(3));
   const auto mpi = mpirun_dtsim(
       5, (tmp / "grid.json").string() + " --out " + (tmp / "mpi").string() + " --hang-timeout 1", tmp / "");
   INFO(mpi.err);
