@@ -4,7 +4,7 @@
   plots/mpca.py NAME RESULT_DIR [--out FIGURE]
 
 NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m8_extrapolation,
-m9_weighting, m10_mxnet_load, m11_easgd_tau, or its M number); RESULT_DIR is what `dtsim run` wrote (one
+m9_weighting, m10_mxnet_load, m11_easgd_tau, m12_faults, or its M number); RESULT_DIR is what `dtsim run` wrote (one
 subdirectory per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
 prediction of the simulator.
 
@@ -245,9 +245,48 @@ def m9(root, out):
     convergence(root, out, "M9: weighted reduction, 3 of 8 workers at half speed")
 
 
+def m12(root, out):
+    print("M12 fault injection in MPCA, ResNet-110, K = 8 (prediction). Events from summary.json's algorithm_events: "
+          "the worker lost and when; the driver's crash, how long it was down (crash to the workers restored), the "
+          "cycles and time lost (from the backup it restarted from to the workers restored)\n")
+    body, timelines = [], {}
+    for name, d in variants(root).items():
+        s = load(os.path.join(d, "summary.json"))
+        c, ev = s.get("counters", {}), s.get("algorithm_events", [])
+        lost = [e for e in ev if e["event"] == "worker_lost"]
+        restart = next((e for e in ev if e["event"] == "driver_restart"), None)
+        body.append([name, s["simulated_time_s"], c.get("mpca_cycles"), c.get("mpca_targets_set"),
+                     c.get("mpca_checkpoints"),
+                     ", ".join(f"{int(e['worker'])} at {e['at_s']:.2f} s" for e in lost) or None,
+                     c.get("mpca_reductions_lost", 0),
+                     None if restart is None else restart["crash_s"], None if restart is None else restart["down_s"],
+                     None if restart is None else int(restart["backup_cycle"]),
+                     None if restart is None else int(restart["cycles_lost"]),
+                     None if restart is None else restart["time_lost_s"]])
+        timelines[name] = [(e["at_s"], e["event"]) for e in ev]
+    print(table(["variant", "simulated s", "driver cycles", "targets set (worker x shard)", "backups",
+                 "worker lost", "reductions lost", "driver crash s", "down s", "restarted from cycle",
+                 "cycles lost", "time lost s"], body))
+    fig, ax = plt.subplots(figsize=(8.5, 2.8))
+    marks = {"checkpoint": ("|", "grey"), "worker_lost": ("x", "red"), "reduction_lost": ("v", "orange"),
+             "driver_restart": ("*", "blue")}
+    for y, (name, evs) in enumerate(sorted(timelines.items())):
+        for kind, (m, color) in marks.items():
+            xs = [t for t, k in evs if k == kind]
+            if xs:
+                ax.scatter(xs, [y] * len(xs), marker=m, color=color, label=kind if y == 0 or kind != "checkpoint" else None)
+    ax.set_yticks(range(len(timelines)), sorted(timelines))
+    ax.set(xlabel="simulated s", title="M12: MPCA's events under faults (prediction)")
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 PLOTS = {"m1_calibration": m1, "m5_system_metrics": m5, "m6_exchange_patterns": m6, "m7_scale_out": m7,
          "m8_extrapolation": m8, "m9_weighting": m9, "m10_mxnet_load": m10,
-         "m11_easgd_tau": m11}
+         "m11_easgd_tau": m11, "m12_faults": m12}
 
 
 def main():
