@@ -52,9 +52,11 @@ void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag
 
 // Runs the calling member's part of `plan` among `group` (the caller's group index is its member). `send`:
 // the input of sends `from_input`; `opts`: modeled bytes (of a message of all data.count floats) and borrow,
-// for the stages that send first.
-void run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
-              ConstSlice send = {}, const SendOptions& opts = {});
+// for the stages that send first. `survive`: an operation with a peer that failed ends, not the plan (the
+// same posts and waits in the same order go on); returns false if one did. Without it a failed peer throws.
+// The collective fidelity has no failures.
+bool run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
+              ConstSlice send = {}, const SendOptions& opts = {}, bool survive = false);
 
 // Added for AGD (issue 16). Hierarchical ring (hierarchical_ring.cpp): the group is nodes of `per_node`
 // consecutive members; ring reduce-scatter inside each node, ring allreduce of each chunk across the nodes,

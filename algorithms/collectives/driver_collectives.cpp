@@ -7,53 +7,6 @@
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts::collectives {
-namespace {
-
-// run_plan's message path (run_plan.cpp), with the same posts and waits in the same order, where a peer that
-// failed ends its operations and not the caller's plan. False if one did.
-bool run_plan_surviving(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data,
-                        Tag tag) {
-  if (comm.collective_engine() != nullptr) {  // no failures at the collective fidelity
-    run_plan(comm, compute, group, plan, data, tag);
-    return true;
-  }
-  const int me = group.index_of(comm.rank());
-  bool whole = true;
-  const auto wait = [&](Request& r) {
-    const Status s = r.wait();
-    if (s == Status::kPeerFailed) {
-      whole = false;
-    } else {
-      require_ok(s, r.peer(), plan.name());
-    }
-  };
-  std::vector<Request> rx, tx;
-  for (int s = 0, stages = plan.stages(me); s < stages; ++s) {
-    const PlanStage st = plan.stage(me, s);
-    auto post_sends = [&] {
-      for (const PlanSend& m : st.sends) {
-        tx.push_back(comm.isend(group.world_rank(m.peer), tag, ConstSlice(data).sub(m.chunk.offset, m.chunk.count),
-                                SendOptions{.modeled_bytes = std::nullopt, .borrow = !st.sends_first}));
-      }
-    };
-    if (st.sends_first) post_sends();
-    for (const PlanRecv& m : st.recvs) {
-      rx.push_back(comm.irecv(group.world_rank(m.peer), tag, data.sub(m.chunk.offset, m.chunk.count),
-                              RecvOptions{.add = m.add}));
-    }
-    if (!st.sends_first) post_sends();
-    for (Request& r : rx) wait(r);
-    for (const PlanRecv& m : st.recvs) {
-      if (m.add && compute != nullptr) compute->charge_elementwise(m.chunk.count, 3);
-    }
-    for (Request& t : tx) wait(t);
-    rx.clear();
-    tx.clear();
-  }
-  return whole;
-}
-
-}  // namespace
 
 int BinaryTreeReducePlan::stages(int member) const {
   const int v = (member - root_ + P_) % P_;
@@ -88,10 +41,8 @@ bool weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slic
     compute.charge_elementwise(n, 2);
   }
   if (group.size() == 1) return true;
-  const BinaryTreeReducePlan plan(group.size(), root, data.count);
-  if (survive) return run_plan_surviving(comm, &compute, group, plan, data, tag);
-  run_plan(comm, &compute, group, plan, data, tag);
-  return true;
+  return run_plan(comm, &compute, group, BinaryTreeReducePlan(group.size(), root, data.count), data, tag, {}, {},
+                  survive);
 }
 
 SwarmBroadcastPlan::SwarmBroadcastPlan(int P, int root, std::size_t n, std::size_t chunk_floats, bool reserve)
@@ -144,10 +95,8 @@ bool swarm_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag t
                      bool reserve, bool survive) {
   DTS_ASSERT(group.index_of(comm.rank()) >= 0, "swarm_broadcast: caller is not in the group");
   if (group.size() == 1 || data.count == 0) return true;
-  const SwarmBroadcastPlan plan(group.size(), root, data.count, chunk_floats, reserve);
-  if (survive) return run_plan_surviving(comm, nullptr, group, plan, data, tag);
-  run_plan(comm, nullptr, group, plan, data, tag);
-  return true;
+  return run_plan(comm, nullptr, group, SwarmBroadcastPlan(group.size(), root, data.count, chunk_floats, reserve), data,
+                  tag, {}, {}, survive);
 }
 
 }  // namespace dts::collectives

@@ -6,8 +6,8 @@
 
 namespace dts::collectives {
 
-void run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
-              ConstSlice send, const SendOptions& opts) {
+bool run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
+              ConstSlice send, const SendOptions& opts, bool survive) {
   const int me = group.index_of(comm.rank());
   DTS_ASSERT(me >= 0, std::string(plan.name()) + ": caller is not in the group");
   DTS_ASSERT(plan.size() == group.size(), std::string(plan.name()) + ": plan and group differ in size");
@@ -21,8 +21,21 @@ void run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
                 .borrow = opts.borrow,
                 .tag = tag,
                 .compute = compute};
-  if (CollectiveEngine* engine = comm.collective_engine()) return engine->run(call);
+  if (CollectiveEngine* engine = comm.collective_engine()) {
+    engine->run(call);
+    return true;
+  }
 
+  bool whole = true;
+  const auto wait = [&](Request& r) {
+    if (!survive) return r.wait_ok();
+    const Status s = r.wait();
+    if (s == Status::kPeerFailed) {
+      whole = false;
+    } else {
+      require_ok(s, r.peer(), plan.name());
+    }
+  };
   std::vector<Request> rx, tx;
   for (int s = 0, stages = plan.stages(me); s < stages; ++s) {
     const PlanStage st = plan.stage(me, s);
@@ -40,14 +53,15 @@ void run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
                               RecvOptions{.add = m.add}));
     }
     if (!st.sends_first) post_sends();
-    for (Request& r : rx) r.wait_ok();
+    for (Request& r : rx) wait(r);
     for (const PlanRecv& m : st.recvs) {
       if (m.add && compute != nullptr) compute->charge_elementwise(m.chunk.count, 3);
     }
-    for (Request& t : tx) t.wait_ok();
+    for (Request& t : tx) wait(t);
     rx.clear();
     tx.clear();
   }
+  return whole;
 }
 
 }  // namespace dts::collectives
