@@ -70,7 +70,8 @@ TEST_CASE("easgd_driver: the server carries on without a worker that fails", "[a
 }
 
 TEST_CASE("ps_sharded is ps_async: the same model, messages and times", "[algorithms][mpca]") {
-  const auto [P, bound] = GENERATE(table<int, int>({{3, 4}, {4, 1000000}}));
+  const auto params = GENERATE(table<int, int>({{3, 4}, {4, 1000000}}));
+  const int P = std::get<0>(params), bound = std::get<1>(params);  // clang 14 captures no structured bindings
   const auto run_as = [&](const char* name) {
     AlgoRun run;
     run.algorithm = name;
