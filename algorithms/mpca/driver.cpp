@@ -241,11 +241,12 @@ class Driver {
     book_.end(broadcasting_);
   }
 
-  // Evaluates x~ at the steps the recorder wants that the workers' reported steps have passed.
+  // Evaluates x~ once, at the latest step the recorder wants that the workers' reported steps have reached since
+  // the last call (the last step is the final evaluation's).
   void evaluate_along() {
     const double per_step = static_cast<double>(cfg_.shards) * ctx_.workers;
     const std::int64_t now = std::min(ctx_.steps, static_cast<std::int64_t>(steps_seen_ / per_step));
-    for (std::int64_t s = evaluated_ + 1; s < now; ++s) {  // the last step is the final evaluation's
+    for (std::int64_t s = std::min(now, ctx_.steps - 1); s > evaluated_; --s) {
       if (ctx_.recorder.eval_due(s)) {
         ctx_.recorder.evaluate(s, joint_);
         break;

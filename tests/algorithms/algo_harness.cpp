@@ -24,6 +24,7 @@ class CaptureRecorder final : public Recorder {
   bool eval_due(std::int64_t step) const override { return step % 10 == 0; }
   void evaluate(std::int64_t step, ConstSlice params, bool final) override {
     out_["evals"] = out_.value("evals", 0) + 1;
+    out_["eval_steps"].push_back(step);
     if (final) {
       out_["final"] = std::vector<float>(params.data.begin(), params.data.end());
       out_["final_step"] = step;

@@ -127,3 +127,16 @@ TEST_CASE("mpca: phases need as many shards, a refusal naming the key", "[algori
   REQUIRE(out.contains("error"));
   CHECK(out["error"].get<std::string>().find("phases") != std::string::npos);
 }
+
+TEST_CASE("mpca: the driver evaluates x~ at every step due that its reductions reach", "[algorithms][mpca]") {
+  auto run = mpca_run(4, 600);  // the workers' count advances by one step per reduction here
+  const auto out = dts::test::run_quadratic_ok(run);
+  const auto steps = out["eval_steps"].get<std::vector<std::int64_t>>();
+  INFO(out["eval_steps"].dump());
+  REQUIRE(steps.back() == run.steps);  // the final model
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+    CHECK(steps[i] % 10 == 0);  // the harness's evaluation steps
+    CHECK(steps[i] < steps[i + 1]);
+  }
+  CHECK(static_cast<std::int64_t>(steps.size()) == 1 + run.steps / 10);  // steps 0 ... 590, the final: none skipped
+}
