@@ -4,8 +4,8 @@
   plots/mpca.py NAME RESULT_DIR [--out FIGURE]
 
 NAME is an experiment (m1_calibration, m5_system_metrics, m6_exchange_patterns, m7_scale_out, m8_extrapolation,
-m9_weighting, m10_mxnet_load, m11_easgd_tau, m12_faults, or its M number); RESULT_DIR is what `dtsim run` wrote (one
-subdirectory per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
+m9_weighting, m10_mxnet_load, m11_easgd_tau, m12_faults, m13_variation, or its M number); RESULT_DIR is what `dtsim run`
+wrote (one subdirectory per variant; M13: one seedN directory per seed, each with one per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
 prediction of the simulator.
 
 Definitions. Workers: the ranks that computed (forward_backward > 0). GPU utilisation: a worker's forward_backward
@@ -245,6 +245,48 @@ def m9(root, out):
     convergence(root, out, "M9: weighted reduction, 3 of 8 workers at half speed")
 
 
+def m13(root, out):
+    """Per system: time to each threshold over the seeds' runs (root/seedN/VARIANT), mean and worst."""
+    seeds = sorted(d for d in os.listdir(root) if d.startswith("seed") and os.path.isdir(os.path.join(root, d)))
+    if not seeds:
+        raise SystemExit(f"mpca.py: no seedN directories in {root}")
+    runs = {}  # system -> [(curve, summary)] over the seeds
+    for sd in seeds:
+        for n, d in variants(os.path.join(root, sd)).items():
+            runs.setdefault(n, []).append((curve(d), load(os.path.join(d, "summary.json"))))
+    print(f"M13 run-to-run variation over {len(seeds)} seeds ({', '.join(seeds)}); lenet / Fashion-MNIST stand-in, "
+          "K = 8 (prediction). Time to each test error: mean over the seeds, worst, worst / mean\n")
+    head = ["system", "final test error (mean ± sd)"]
+    for e in THRESHOLDS:
+        head += [f"to {100 * e:.0f} %: mean (s)", "worst (s)", "worst / mean"]
+    body = []
+    for n, rs in runs.items():
+        errs = [1 - s["test_accuracy"] for _, s in rs]
+        mean = sum(errs) / len(errs)
+        sd = (sum((x - mean) ** 2 for x in errs) / max(1, len(errs) - 1)) ** 0.5
+        row = [LABEL.get(n, n), f"{mean:.4f} ± {sd:.4f}"]
+        for e in THRESHOLDS:
+            ts = [time_to(pts, e) for pts, _ in rs]
+            if any(t is None for t in ts):
+                row += [f"not reached in {sum(t is None for t in ts)} of {len(ts)}", None, None]
+                continue
+            avg = sum(ts) / len(ts)
+            row += [round(avg, 1), round(max(ts), 1), round(max(ts) / avg, 2)]
+        body.append(row)
+    print(table(head, body))
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (n, rs) in enumerate(runs.items()):
+        for k, (pts, _) in enumerate(rs):
+            ax.plot([t for t, _ in pts], [e for _, e in pts], ".-", color=colors[i % len(colors)], alpha=0.7,
+                    label=LABEL.get(n, n) if k == 0 else None)
+    ax.set(xlabel="simulated time (s)", ylabel="test error", ylim=(0.05, 0.5),
+           title=f"M13: run-to-run variation, {len(seeds)} seeds (prediction)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out)
+
+
 def m12(root, out):
     print("M12 fault injection in MPCA, ResNet-110, K = 8 (prediction). Events from summary.json's algorithm_events: "
           "the worker lost and when; the driver's crash, how long it was down (crash to the workers restored), the "
@@ -286,7 +328,7 @@ def m12(root, out):
 
 PLOTS = {"m1_calibration": m1, "m5_system_metrics": m5, "m6_exchange_patterns": m6, "m7_scale_out": m7,
          "m8_extrapolation": m8, "m9_weighting": m9, "m10_mxnet_load": m10,
-         "m11_easgd_tau": m11, "m12_faults": m12}
+         "m11_easgd_tau": m11, "m12_faults": m12, "m13_variation": m13}
 
 
 def main():

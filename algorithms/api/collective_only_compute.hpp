@@ -21,6 +21,7 @@ class CollectiveOnlyCompute : public Compute {
   void replace_last_batch_rows(std::span<const std::uint32_t>) override {}
   std::uint64_t raw_batch_bytes() const override { return 0; }
   void optimizer_step_range(Slice, ConstSlice, std::size_t, std::int64_t) override {}
+  std::size_t take_over_shards(std::span<const int>, int, int) override { return 0; }
 
  private:
   std::size_t num_params_;

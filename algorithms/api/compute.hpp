@@ -84,6 +84,14 @@ class Compute {
   // at optimizer_step's iteration equal one optimizer_step, bit for bit. Charged as optimizer_step of
   // params.count floats.
   virtual void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) = 0;
+
+  // --- Added for MPCA's recovery (algorithms/mpca/worker.cpp, issue 18) ---
+  // The workers of ranks `lost` have failed and this rank takes over part of their data: its shard becomes its
+  // own samples plus, of each lost rank's own shard, the part-th of `parts` contiguous blocks (0 <= part <
+  // parts), read from this rank's next local epoch on. Called again with a longer list it starts again from the
+  // own shards, so what a lost rank had taken over passes on with the rest; the ring shuffle's exchanged rows
+  // are forgotten. Returns the samples taken over: 0 without real samples (modeled numerics, no shard).
+  virtual std::size_t take_over_shards(std::span<const int> lost, int part, int parts) = 0;
 };
 
 }  // namespace dts

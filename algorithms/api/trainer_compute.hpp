@@ -21,6 +21,9 @@ class TrainerCompute : public Compute {
   std::vector<std::uint32_t> next_batch_rows() final { return trainer_.next_rows(); }
   void replace_last_batch_rows(std::span<const std::uint32_t> rows) final { trainer_.replace_last_rows(rows); }
   std::uint64_t raw_batch_bytes() const final { return trainer_.raw_batch_bytes(); }
+  std::size_t take_over_shards(std::span<const int> lost, int part, int parts) final {
+    return trainer_.take_over_shards(lost, part, parts);
+  }
 
  protected:
   TrainerCompute(const model::TrainerSetup& setup, Rank rank) : trainer_(setup, rank), real_(setup.real) {}

@@ -28,6 +28,7 @@ class Driver {
       : ctx_(ctx),
         cfg_(cfg),
         n_(ctx.compute.num_params()),
+        layout_(shard_layout(ctx.compute, cfg)),
         survivors_(ctx),
         checkpoints_(ctx, cfg.checkpoint, cfg.backup),
         book_(cfg.shards) {
@@ -38,8 +39,10 @@ class Driver {
     xstar_ = compute.make_vec();
     compute.init_params(joint_);
     rules::copy(xstar_, joint_);
-    const std::size_t largest = shard_range(n_, cfg.shards, 0).second;
-    for (auto& r : reduced_) r = Vec(largest + 1, compute.real());
+    for (auto& r : reduced_) r = Vec(layout_.largest() + 1, compute.real());
+    for (int s = 0; s < layout_.shards(); ++s) {
+      if (layout_.ranges(s).size() > 1) outgoing_ = Vec(layout_.largest(), compute.real());
+    }
   }
 
   void run() {
@@ -189,7 +192,7 @@ class Driver {
   }
 
   void reduce(int shard, std::size_t buf) {
-    const std::size_t cnt = shard_range(n_, cfg_.shards, shard).second;
+    const std::size_t cnt = layout_.size(shard);
     collectives::weighted_tree_reduce(ctx_.comm, ctx_.compute, survivors_.group(), reduced_[buf].sub(0, cnt + 1),
                                       kDriver, tags::kMpcaReduce, cfg_.weighted, /*survive=*/true);
   }
@@ -198,7 +201,7 @@ class Driver {
   void prepare(const Reduced& r, std::int64_t c) {
     book_.begin(r.shard);
     if (cfg_.spark.prepare_s > 0) ctx_.node.sleep_for(cfg_.spark.prepare_s);
-    const auto [off, cnt] = shard_range(n_, cfg_.shards, r.shard);
+    const std::size_t cnt = layout_.size(r.shard);
     Vec& red = reduced_[r.buffer];
     Compute& compute = ctx_.compute;
     const bool real = red.real();
@@ -210,10 +213,13 @@ class Driver {
       if (real) {
         for (std::size_t i = 0; i < cnt; ++i) red.data()[i] /= divisor;
       }
-      driver_update(joint_.sub(off, cnt), old_.sub(off, cnt), red.sub(0, cnt),
-                    static_cast<float>(cfg_.schedules.beta_at(c)));
-      extrapolate(xstar_.sub(off, cnt), v_.sub(off, cnt), joint_.sub(off, cnt), old_.sub(off, cnt),
-                  static_cast<float>(cfg_.delta), static_cast<float>(cfg_.schedules.gamma_at(c)));
+      const auto beta = static_cast<float>(cfg_.schedules.beta_at(c));
+      const auto delta = static_cast<float>(cfg_.delta), gamma = static_cast<float>(cfg_.schedules.gamma_at(c));
+      layout_.for_each(r.shard, [&](std::size_t off, std::size_t count, std::size_t packed) {
+        driver_update(joint_.sub(off, count), old_.sub(off, count), red.sub(packed, count), beta);
+        extrapolate(xstar_.sub(off, count), v_.sub(off, count), joint_.sub(off, count), old_.sub(off, count), delta,
+                    gamma);
+      });
       compute.charge_elementwise(cnt, 2);  // the division
       compute.charge_elementwise(cnt, 4);  // Eq. 8
       compute.charge_elementwise(cnt, 5);  // Eq. 4-5
@@ -226,8 +232,13 @@ class Driver {
   void start_broadcast(int shard) {
     book_.begin(shard);
     broadcasting_ = shard;
-    const auto [off, cnt] = shard_range(n_, cfg_.shards, shard);
-    const Slice from = xstar_.sub(off, cnt);
+    const auto& ranges = layout_.ranges(shard);
+    Slice from = xstar_.sub(ranges[0].first, ranges[0].second);
+    if (ranges.size() > 1) {  // packed into one message: a copy on the driver
+      from = outgoing_.sub(0, layout_.size(shard));
+      layout_.gather(xstar_, shard, from);
+      ctx_.compute.charge_elementwise(from.count, 2);
+    }
     broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from, group = survivors_.group()] {
       collectives::swarm_broadcast(ctx_.comm, group, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
                                    cfg_.reserve, /*survive=*/true);
@@ -258,10 +269,12 @@ class Driver {
   Context& ctx_;
   const Config& cfg_;
   std::size_t n_;
+  ShardLayout layout_;
   Survivors survivors_;
   Checkpointer checkpoints_;
   PhaseBook book_;
   Vec joint_, old_, v_, xstar_;
+  Vec outgoing_{0, true};  // a shard of several ranges, packed for its broadcast
   std::array<Vec, 2> reduced_;
   std::optional<Reduced> pending_;
   std::unique_ptr<Activity> broadcast_;

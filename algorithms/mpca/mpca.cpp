@@ -1,13 +1,11 @@
 // The `mpca` algorithm's keys (README "Algorithms") and its rank layout.
 #include "algorithms/mpca/mpca.hpp"
 
-#include "algorithms/collectives/collectives.hpp"
-
 namespace dts {
 
 namespace mpca {
-std::pair<std::size_t, std::size_t> shard_range(std::size_t params, int shards, int s) {
-  return collectives::ring_chunk(params, shards, s);
+ShardLayout shard_layout(const Compute& compute, const Config& cfg) {
+  return ShardLayout(cfg.split, cfg.shards, compute.num_params(), compute.param_blocks());
 }
 }  // namespace mpca
 
@@ -23,6 +21,15 @@ AlgorithmSpec mpca_spec() {
           throw ConfigError(r.where("phases"), "the " + std::to_string(cfg.phases) + "-phase pipeline needs at least " +
                                                    std::to_string(cfg.phases) + " shards (shards is " +
                                                    std::to_string(cfg.shards) + ")");
+        }
+        if (r.choice("shard_split", "even", {"even", "largest_layer"}) == "largest_layer") {
+          cfg.split = mpca::Split::kLargestLayer;
+          if (cfg.shards != 2) {
+            throw ConfigError(r.where("shard_split"),
+                              "\"largest_layer\" makes 2 shards (the largest layer and the "
+                              "rest); shards is " +
+                                  std::to_string(cfg.shards));
+          }
         }
         cfg.weighted = r.boolean("weighted", true);
         cfg.chunk_floats = static_cast<std::size_t>(r.integer("chunk_floats", 1 << 20, 1, 1'000'000'000));

@@ -1,5 +1,5 @@
 // MPCA SGD (papers/mpca_sgd.md §4): a driver on rank 0 and K workers on ranks 1..K (`workers` = K, K + 1 ranks,
-// as the EASGD center). The model is split into S shards of (nearly) equal float counts (ring_chunk). Driver
+// as the EASGD center). The model is split into S shards (shard_layout.hpp: equal float counts, or at layers). Driver
 // cycles reduce, prepare and broadcast shards (pipeline.hpp); every worker trains without pause and is pulled
 // toward the latest broadcast shards at every step.
 #pragma once
@@ -11,6 +11,7 @@
 #include "algorithms/algorithm.hpp"
 #include "algorithms/mpca/checkpoint.hpp"
 #include "algorithms/mpca/pipeline.hpp"
+#include "algorithms/mpca/shard_layout.hpp"
 #include "algorithms/mpca/spark_overheads.hpp"
 
 namespace dts::mpca {
@@ -19,6 +20,7 @@ constexpr Rank kDriver = 0;
 
 struct Config {
   int shards = 3, phases = 3;
+  Split split = Split::kEven;
   bool weighted = true;                 // Eq. 9 (else the workers' plain mean)
   std::size_t chunk_floats = 1u << 20;  // the broadcast's chunks (spark.broadcast.blockSize, 4 MiB)
   bool reserve = true;                  // workers re-serve the chunks they hold
@@ -41,8 +43,8 @@ struct Job {
   static constexpr std::size_t kFloats = 4;
 };
 
-// Shard s of the model: {offset, count}.
-std::pair<std::size_t, std::size_t> shard_range(std::size_t params, int shards, int s);
+// The run's shards on this rank's model.
+ShardLayout shard_layout(const Compute& compute, const Config& cfg);
 
 void driver(Context& ctx, const Config& cfg);
 void worker(Context& ctx, const Config& cfg);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "algorithms/collectives/driver_collectives.hpp"
 #include "algorithms/mpca/mpca.hpp"
@@ -45,14 +46,32 @@ void restore(Context& ctx, const Config& cfg, const Group& everyone, WorkerState
   ctx.recorder.count("mpca_restores", 1);
 }
 
-void agent(Context& ctx, const Config& cfg, WorkerState& w) {
+// Workers were lost (§4.9): this worker takes over its part of their data, its place among the survivors in
+// rank order naming the part (Compute::take_over_shards). Returns the samples it now holds beyond its own.
+std::size_t take_over(Context& ctx, const Vec& members, WorkerState& w) {
+  std::vector<int> lost;
+  int part = 0, parts = 0;
+  for (Rank r = 1; static_cast<std::size_t>(r) < members.count(); ++r) {
+    if (members.data()[r] == 0) {
+      lost.push_back(r);
+      continue;
+    }
+    if (r == ctx.comm.rank()) part = parts;
+    ++parts;
+  }
+  const std::lock_guard<Mutex> hold(*w.lock);  // the training step reads the shard
+  return ctx.compute.take_over_shards(lost, part, parts);
+}
+
+void agent(Context& ctx, const Config& cfg, const ShardLayout& layout, WorkerState& w) {
   Compute& compute = ctx.compute;
-  const std::size_t n = compute.num_params(), largest = shard_range(n, cfg.shards, 0).second;
+  const std::size_t largest = layout.largest();
   Group everyone = Group::range(0, ctx.workers + 1);  // rebuilt over the survivors when the driver says so
   Vec job(Job::kFloats, true), download(largest, compute.real()), reduce(largest + 1, compute.real());
   std::unique_ptr<Activity> downloading;
   int downloaded = -1;  // the shard in `download`
   std::int64_t targets = 0, discarded = 0;
+  std::size_t taken_over = 0;
   for (;;) {
     ctx.comm.recv(kDriver, tags::kMpcaJob, job);
     const bool regroup = job.data()[0] >= Job::kRegroup;
@@ -68,6 +87,7 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
       Vec members(static_cast<std::size_t>(ctx.workers) + 1, true);
       ctx.comm.recv(kDriver, tags::kMpcaJob, members);
       everyone = group_of(members);
+      taken_over = take_over(ctx, members, w);
       if (downloaded >= 0) ++discarded;
       downloaded = -1;
     }
@@ -81,8 +101,8 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
     {
       const std::lock_guard<Mutex> hold(*w.lock);  // at the next step boundary
       if (downloaded >= 0) {                       // 1. the new target
-        const auto [off, cnt] = shard_range(n, cfg.shards, downloaded);
-        rules::copy(w.target.sub(off, cnt), download.sub(0, cnt));
+        const std::size_t cnt = layout.size(downloaded);
+        layout.scatter(download.sub(0, cnt), downloaded, w.target);
         compute.charge_elementwise(cnt, 2);
         w.has_target[static_cast<std::size_t>(downloaded)] = 1;
         downloaded = -1;
@@ -90,9 +110,9 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
       }
       w.alpha = j.alpha;
       if (!j.stop && j.reduce >= 0) {  // 2. the snapshot of the shard to reduce, and its tau
-        const auto [off, cnt] = shard_range(n, cfg.shards, j.reduce);
+        const std::size_t cnt = layout.size(j.reduce);
         rcount = cnt;
-        rules::copy(reduce.sub(0, cnt), w.x.sub(off, cnt));
+        layout.gather(w.x, j.reduce, reduce.sub(0, cnt));
         if (reduce.real()) reduce.data()[cnt] = static_cast<float>(w.tau[static_cast<std::size_t>(j.reduce)]);
         w.tau[static_cast<std::size_t>(j.reduce)] = 0;
         compute.charge_elementwise(cnt, 2);
@@ -101,7 +121,7 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
     if (j.stop) break;
     if (j.broadcast >= 0) {  // 3. the download, in the background
       downloaded = j.broadcast;
-      const Slice into = download.sub(0, shard_range(n, cfg.shards, j.broadcast).second);
+      const Slice into = download.sub(0, layout.size(j.broadcast));
       downloading = ctx.node.spawn("mpca-download-" + std::to_string(ctx.comm.rank()), [&ctx, &cfg, everyone, into] {
         collectives::swarm_broadcast(ctx.comm, everyone, into, kDriver, tags::kMpcaBroadcast, cfg.chunk_floats,
                                      cfg.reserve, /*survive=*/true);
@@ -118,20 +138,21 @@ void agent(Context& ctx, const Config& cfg, WorkerState& w) {
   }
   ctx.recorder.count("mpca_targets_set", targets);
   if (discarded > 0) ctx.recorder.count("mpca_downloads_discarded", discarded);
+  if (taken_over > 0) ctx.recorder.count("mpca_samples_taken_over", static_cast<std::int64_t>(taken_over));
 }
 
 }  // namespace
 
 void worker(Context& ctx, const Config& cfg) {
   Compute& compute = ctx.compute;
-  const std::size_t n = compute.num_params();
+  const ShardLayout layout = shard_layout(compute, cfg);
   const auto S = static_cast<std::size_t>(cfg.shards);
   WorkerState w{compute.make_vec(),   compute.make_vec(), std::vector<char>(S, 0), std::vector<std::int64_t>(S, 0), 0,
                 ctx.node.make_mutex()};
   Vec grad = compute.make_vec();
   compute.init_params(w.x);
   const std::unique_ptr<Activity> serving =
-      ctx.node.spawn("mpca-agent-" + std::to_string(ctx.comm.rank()), [&] { agent(ctx, cfg, w); });
+      ctx.node.spawn("mpca-agent-" + std::to_string(ctx.comm.rank()), [&] { agent(ctx, cfg, layout, w); });
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     float loss = 0;
     {
@@ -140,13 +161,14 @@ void worker(Context& ctx, const Config& cfg) {
         if (w.alpha == 0) return;
         for (int s = 0; s < cfg.shards; ++s) {
           if (!w.has_target[static_cast<std::size_t>(s)]) continue;
-          const auto [off, cnt] = shard_range(n, cfg.shards, s);
-          if (gradient) {
-            add_penalty_gradient(grad.sub(off, cnt), w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
-          } else {
-            displace(w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
-          }
-          compute.charge_elementwise(cnt, 3);
+          layout.for_each(s, [&](std::size_t off, std::size_t cnt, std::size_t) {
+            if (gradient) {
+              add_penalty_gradient(grad.sub(off, cnt), w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
+            } else {
+              displace(w.x.sub(off, cnt), w.target.sub(off, cnt), w.alpha);
+            }
+          });
+          compute.charge_elementwise(layout.size(s), 3);
         }
       };
       if (cfg.displace) pull(false);  // 1. displace, then the gradient at the displaced point

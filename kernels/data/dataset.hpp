@@ -79,12 +79,15 @@ class BatchStream {
   // Overwrites the indices the last next() returned with `rows` (batch of them): the shard now holds those
   // samples instead, read from the next epoch on (this epoch has passed their positions).
   void replace_last(std::span<const std::uint32_t> rows);
+  // The shard becomes `indices` (at least a batch of them) from the next epoch on.
+  void reshard(std::vector<std::uint32_t> indices);
 
  private:
   void roll_epoch();  // starts the next epoch when fewer than `batch` samples remain
   void reshuffle();
   const Dataset* ds_;
   std::vector<std::uint32_t> indices_;
+  std::vector<std::uint32_t> next_indices_;  // reshard()'s, taken at the next epoch; empty: none
   int batch_;
   std::uint64_t seed_;
   std::size_t pos_ = 0;

@@ -69,6 +69,7 @@ void BatchStream::next(std::span<float> x, std::span<std::int32_t> y) {
 void BatchStream::roll_epoch() {
   if (pos_ + static_cast<std::size_t>(batch_) > indices_.size()) {
     ++epoch_;
+    if (!next_indices_.empty()) indices_ = std::exchange(next_indices_, {});
     reshuffle();
   }
 }
@@ -88,6 +89,17 @@ void BatchStream::replace_last(std::span<const std::uint32_t> rows) {
                                                            " outside a data set of " + std::to_string(ds_->n));
   }
   std::copy(rows.begin(), rows.end(), indices_.begin() + static_cast<std::ptrdiff_t>(pos_ - rows.size()));
+}
+
+void BatchStream::reshard(std::vector<std::uint32_t> indices) {
+  DTS_ASSERT(
+      indices.size() >= static_cast<std::size_t>(batch_),
+      "BatchStream::reshard: " + std::to_string(indices.size()) + " samples for a batch of " + std::to_string(batch_));
+  for (const std::uint32_t i : indices) {
+    DTS_ASSERT(i < static_cast<std::uint32_t>(ds_->n),
+               "BatchStream::reshard: row " + std::to_string(i) + " outside a data set of " + std::to_string(ds_->n));
+  }
+  next_indices_ = std::move(indices);
 }
 
 void BatchStream::reshuffle() {

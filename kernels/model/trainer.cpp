@@ -65,6 +65,25 @@ void Trainer::replace_last_rows(std::span<const std::uint32_t> rows) {
   if (stream_) stream_->replace_last(rows);
 }
 
+std::size_t Trainer::take_over_shards(std::span<const int> lost_ranks, int part, int parts) {
+  if (!stream_) return 0;
+  DTS_ASSERT(0 <= part && part < parts,
+             "take_over_shards: part " + std::to_string(part) + " of " + std::to_string(parts));
+  const int n = setup_.train->n;
+  auto rows = data::shard_indices(n, worker_, setup_.workers, setup_.seed);
+  const std::size_t own = rows.size();
+  for (const int r : lost_ranks) {
+    const int w = r - setup_.first_worker_rank;
+    DTS_ASSERT(w >= 0 && w < setup_.workers && w != worker_, "take_over_shards: rank " + std::to_string(r));
+    const auto theirs = data::shard_indices(n, w, setup_.workers, setup_.seed);
+    const auto cut = [&](int k) { return theirs.begin() + static_cast<std::ptrdiff_t>(theirs.size() * k / parts); };
+    rows.insert(rows.end(), cut(part), cut(part + 1));
+  }
+  const std::size_t taken = rows.size() - own;
+  stream_->reshard(std::move(rows));
+  return taken;
+}
+
 std::uint64_t Trainer::raw_batch_bytes() const {
   if (worker_ < 0 || setup_.train == nullptr) return 0;
   return static_cast<std::uint64_t>(setup_.batch) * (setup_.train->sample_size() + sizeof(std::int32_t));

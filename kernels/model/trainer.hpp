@@ -50,6 +50,10 @@ class Trainer {
   // forward_backward takes, and the replacement of the rows the last one took (data::BatchStream).
   std::vector<std::uint32_t> next_rows();
   void replace_last_rows(std::span<const std::uint32_t> rows);
+  // MPCA's recovery (Compute::take_over_shards): the shard becomes this worker's own plus the part-th of
+  // `parts` blocks of each lost rank's own shard, from the next epoch on; returns the samples taken over (0
+  // without a stream).
+  std::size_t take_over_shards(std::span<const int> lost_ranks, int part, int parts);
   // batch x (c*h*w bytes of raw pixels + 4 label bytes); 0 on a server.
   std::uint64_t raw_batch_bytes() const;
 

@@ -74,6 +74,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     job.simgrid_args = {"--log=root.thres:critical"};
     const int first_worker = job.ranks - job.workers;
     QuadraticProblem problem = run.problem;
+    problem.first_worker_rank = first_worker;
     if (problem.shard_rows > 0) {  // GossipGraD's shuffle: which rows each worker trained on
       problem.rows_used = std::make_shared<std::vector<std::vector<std::uint32_t>>>(problem.workers);
     }

@@ -2,6 +2,7 @@
 // loses a worker and finishes with the others (the tree reduce and the swarm broadcast rebuilt over them).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/algorithms/algo_harness.hpp"
 
@@ -46,6 +47,31 @@ TEST_CASE("mpca recovery: two workers lost at different times, the last two fini
   INFO(out.dump());
   for (const int r : {2, 4}) CHECK(out["steps"][r] == run.steps);
   CHECK(out["counters"]["mpca_workers_lost"] == 2);
+  CHECK(dts::test::distance_to_answer(out, run.problem) < 1e-4);
+}
+
+TEST_CASE("mpca recovery: the survivors take over the lost workers' data, each row once", "[algorithms][mpca]") {
+  // Workers 0..3 on ranks 1..4, 6 rows each, 2 per step. Rank 1 is lost, then rank 3: the survivors (ranks 2 and
+  // 4 at the end) read their own rows and, from their next pass on, the rows of the lost ones, split in rank order.
+  auto run = mpca_run(4, 300);
+  run.problem.same_target = true;
+  run.problem.shard_rows = 6;
+  const auto whole = dts::test::run_quadratic_ok(run);
+  const double end = whole["end_s"].get<double>();
+  run.failures = {{1, end / 4}, {3, end / 2}};
+  const auto out = dts::test::run_quadratic_ok(run);
+  INFO(out.dump());
+  CHECK(out["counters"]["mpca_samples_taken_over"] == 12);  // both lost shards, nothing twice
+  const auto used = [&](int worker) {
+    const auto rows = out["rows_used"][worker].get<std::vector<std::uint32_t>>();
+    return std::set<std::uint32_t>(rows.begin(), rows.end());
+  };
+  // After the first loss ranks 2, 3, 4 take rows 0-1, 2-3, 4-5 of worker 0; after the second, ranks 2 and 4
+  // take rows 0-2 and 3-5 of workers 0 and 2 (12-14 and 15-17).
+  const std::set<std::uint32_t> r2 = used(1), r4 = used(3);
+  for (const std::uint32_t row : {0u, 1u, 2u, 12u, 13u, 14u}) CHECK(r2.count(row) == 1);
+  for (const std::uint32_t row : {4u, 5u, 3u, 15u, 16u, 17u}) CHECK(r4.count(row) == 1);
+  CHECK(used(2).count(2) == 1);  // rank 3 took its part before it was lost too
   CHECK(dts::test::distance_to_answer(out, run.problem) < 1e-4);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "algorithms/mpca/pipeline.hpp"
+#include "algorithms/mpca/shard_layout.hpp"
 #include "algorithms/mpca/update_rules.hpp"
 #include "tests/algorithms/algo_harness.hpp"
 
@@ -126,6 +127,56 @@ TEST_CASE("mpca: phases need as many shards, a refusal naming the key", "[algori
   const auto out = dts::test::run_quadratic(mpca_run(2, 10, {{"phases", 3}, {"shards", 2}}));
   REQUIRE(out.contains("error"));
   CHECK(out["error"].get<std::string>().find("phases") != std::string::npos);
+}
+
+TEST_CASE("mpca: shard_split largest_layer, the largest layer and the rest (two ranges), converges",
+          "[algorithms][mpca]") {
+  // Layers of 2, 6 and 2 floats: shard 0 is the middle layer, shard 1 the first and the last, sent packed.
+  auto run = mpca_run(4, 600, {{"phases", 2}, {"shards", 2}, {"shard_split", "largest_layer"}});
+  run.problem.dim = 10;
+  run.problem.blocks = 3;
+  run.problem.block_sizes = {2, 6, 2};
+  const auto out = dts::test::run_quadratic_ok(run);
+  INFO(out.dump());
+  CHECK(out["counters"]["mpca_phase_overlaps"] == 0);
+  CHECK(dts::test::distance_to_answer(out, run.problem) < 1e-4);
+}
+
+TEST_CASE("mpca ShardLayout: even ranges, or the largest layer and the rest, packed in the vector's order",
+          "[algorithms][mpca]") {
+  using dts::mpca::ShardLayout;
+  using dts::mpca::Split;
+  using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
+  const std::vector<dts::model::ParamBlock> blocks = {{"conv.weight", 0, 9},  {"conv.bias", 9, 1},
+                                                      {"fc1.weight", 10, 50}, {"fc1.bias", 60, 5},
+                                                      {"fc2.weight", 65, 6},  {"fc2.bias", 71, 1}};
+  const ShardLayout even(Split::kEven, 3, 72, blocks);
+  CHECK(even.ranges(0) == Ranges{{0, 24}});
+  CHECK(even.ranges(2) == Ranges{{48, 24}});
+  const ShardLayout layered(Split::kLargestLayer, 2, 72, blocks);
+  CHECK(layered.ranges(0) == Ranges{{10, 55}});  // fc1, weights and bias
+  CHECK(layered.ranges(1) == Ranges{{0, 10}, {65, 7}});
+  CHECK(layered.size(1) == 17);
+  CHECK(layered.largest() == 55);
+  dts::Vec model(72, true), packed(17, true), back(72, true);
+  for (std::size_t i = 0; i < 72; ++i) model.data()[i] = static_cast<float>(i);
+  layered.gather(model, 1, packed);
+  CHECK(packed.data()[9] == 9);
+  CHECK(packed.data()[10] == 65);
+  CHECK(packed.data()[16] == 71);
+  layered.scatter(packed, 1, back);
+  for (std::size_t i = 0; i < 72; ++i) CHECK(back.data()[i] == ((i >= 10 && i < 65) ? 0.0f : static_cast<float>(i)));
+}
+
+TEST_CASE("mpca: shard_split largest_layer makes two shards, a refusal naming the key", "[algorithms][mpca]") {
+  const auto three = dts::test::run_quadratic(mpca_run(2, 10, {{"shards", 3}, {"shard_split", "largest_layer"}}));
+  REQUIRE(three.contains("error"));
+  CHECK(three["error"].get<std::string>().find("/algorithm/shard_split") != std::string::npos);
+  // The quadratic of one block is a model of one layer: nothing to split at.
+  const auto one =
+      dts::test::run_quadratic(mpca_run(2, 10, {{"shards", 2}, {"phases", 2}, {"shard_split", "largest_layer"}}));
+  REQUIRE(one.contains("error"));
+  CHECK(one["error"].get<std::string>().find("two layers") != std::string::npos);
 }
 
 TEST_CASE("mpca: the driver evaluates x~ at every step due that its reductions reach", "[algorithms][mpca]") {

@@ -116,3 +116,23 @@ TEST_CASE("data::BatchStream: a shard smaller than one batch is an InputError", 
   REQUIRE_THROWS_AS(BatchStream(ds, {1, 2}, 0, 0), dts::InputError);
   REQUIRE_NOTHROW(BatchStream(ds, {1, 2, 3, 4}, 4, 0));
 }
+
+TEST_CASE("data::BatchStream: reshard takes effect at the next epoch, whole", "[data]") {
+  const Dataset ds = indexed_dataset(40);
+  const auto own = shard_indices(ds.n, 0, 4, 7), lost = shard_indices(ds.n, 1, 4, 7);  // 10 samples each
+  BatchStream s(ds, own, 2, 5);
+  const auto first = draw(s, ds, 2);  // mid-epoch
+  std::vector<std::uint32_t> grown = own;
+  grown.insert(grown.end(), lost.begin(), lost.begin() + 4);
+  s.reshard(grown);
+  const auto rest = draw(s, ds, 3);  // the rest of epoch 0: still the own shard
+  std::set<std::uint32_t> epoch0(first.begin(), first.end());
+  epoch0.insert(rest.begin(), rest.end());
+  CHECK(epoch0 == std::set<std::uint32_t>(own.begin(), own.end()));
+  CHECK(s.epoch() == 0);
+  const auto next = draw(s, ds, 7);  // epoch 1: the 14 samples, each once
+  CHECK(s.epoch() == 1);
+  CHECK(s.steps_per_epoch() == 7);
+  CHECK(next.size() == 14);
+  CHECK(std::set<std::uint32_t>(next.begin(), next.end()) == std::set<std::uint32_t>(grown.begin(), grown.end()));
+}

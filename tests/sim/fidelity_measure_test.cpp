@@ -31,6 +31,7 @@ class NoCompute final : public dts::Compute {
   std::vector<std::uint32_t> next_batch_rows() override { return {}; }
   void replace_last_batch_rows(std::span<const std::uint32_t>) override {}
   std::uint64_t raw_batch_bytes() const override { return 0; }
+  std::size_t take_over_shards(std::span<const int>, int, int) override { return 0; }
   void optimizer_step_range(dts::Slice, dts::ConstSlice, std::size_t, std::int64_t) override {}
 };
 

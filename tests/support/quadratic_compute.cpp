@@ -1,6 +1,8 @@
 // QuadraticCompute: f_i(x) = 1/2 |x - c_i|^2, gradient x - c_i, plain SGD or heavy-ball momentum.
 #include "tests/support/quadratic_compute.hpp"
 
+#include <utility>
+
 #include "kernels/rng.hpp"
 
 namespace dts::test {
@@ -37,9 +39,10 @@ QuadraticCompute::QuadraticCompute(const QuadraticProblem& p, int worker, std::f
 std::vector<model::ParamBlock> QuadraticCompute::param_blocks() const {
   // Block k of B: the first dim % B blocks get one extra element.
   const std::size_t B = static_cast<std::size_t>(p_.blocks), base = p_.dim / B, extra = p_.dim % B;
+  DTS_ASSERT(p_.block_sizes.empty() || p_.block_sizes.size() == B, "QuadraticProblem: block_sizes need `blocks` sizes");
   std::vector<model::ParamBlock> blocks;
   for (std::size_t k = 0, offset = 0; k < B; ++k) {
-    const std::size_t n = base + (k < extra ? 1 : 0);
+    const std::size_t n = p_.block_sizes.empty() ? base + (k < extra ? 1 : 0) : p_.block_sizes[k];
     blocks.push_back({std::to_string(k), offset, n});
     offset += n;
   }
@@ -65,6 +68,7 @@ float QuadraticCompute::gradient(ConstSlice params, Slice grads) {
                  shard_.begin() + static_cast<std::ptrdiff_t>(pos_ + b));
     }
     pos_ = (pos_ + b) % shard_.size();
+    if (pos_ == 0 && !next_shard_.empty()) shard_ = std::exchange(next_shard_, {});
   }
   return static_cast<float>(loss);
 }
@@ -110,6 +114,25 @@ void QuadraticCompute::replace_last_batch_rows(std::span<const std::uint32_t> ro
   DTS_ASSERT(rows.size() == static_cast<std::size_t>(p_.batch_rows), "replace_last_batch_rows: wrong count");
   const std::size_t last = (pos_ + shard_.size() - rows.size()) % shard_.size();
   std::copy(rows.begin(), rows.end(), shard_.begin() + static_cast<std::ptrdiff_t>(last));
+}
+
+std::size_t QuadraticCompute::take_over_shards(std::span<const int> lost, int part, int parts) {
+  if (shard_.empty()) return 0;
+  const auto own_rows = [&](int w) {
+    std::vector<std::uint32_t> rows;
+    for (int i = 0; i < p_.shard_rows; ++i) rows.push_back(static_cast<std::uint32_t>(w * p_.shard_rows + i));
+    return rows;
+  };
+  std::vector<std::uint32_t> rows = own_rows(worker_);
+  for (const int r : lost) {
+    const auto theirs = own_rows(r - p_.first_worker_rank);
+    const auto cut = [&](int k) { return theirs.begin() + static_cast<std::ptrdiff_t>(theirs.size() * k / parts); };
+    rows.insert(rows.end(), cut(part), cut(part + 1));
+  }
+  DTS_ASSERT(rows.size() % static_cast<std::size_t>(p_.batch_rows) == 0, "take_over_shards: not whole batches");
+  const std::size_t taken = rows.size() - static_cast<std::size_t>(p_.shard_rows);
+  next_shard_ = std::move(rows);
+  return taken;
 }
 
 std::uint64_t QuadraticCompute::raw_batch_bytes() const {

@@ -31,6 +31,10 @@ struct QuadraticProblem {
   // Where each worker appends the rows it trains on, by worker index (null: nowhere).
   std::shared_ptr<std::vector<std::vector<std::uint32_t>>> rows_used;
   bool init_at_target = false;  // init_params gives x = c_i (the models start apart), not 0
+  // Added for MPCA (issue 18): the rank of worker index 0, for take_over_shards' ranks; the blocks' sizes (their
+  // sum dim, `blocks` their count) where they differ; empty: `blocks` blocks of nearly equal size.
+  int first_worker_rank = 0;
+  std::vector<std::size_t> block_sizes;
   // Added for BIDMach (issue 17): `slowdown` stretches the update time too (a node slow in everything it computes,
   // as a scenario straggler is).
   bool slow_updates = false;
@@ -55,6 +59,9 @@ class QuadraticCompute final : public Compute {
   std::vector<std::uint32_t> next_batch_rows() override;
   void replace_last_batch_rows(std::span<const std::uint32_t> rows) override;
   std::uint64_t raw_batch_bytes() const override;
+  // Worker w's own rows are [w*shard_rows, (w+1)*shard_rows); the new shard, read from the next pass through
+  // the shard on, must be a multiple of batch_rows.
+  std::size_t take_over_shards(std::span<const int> lost, int part, int parts) override;
   // With layer_ready: a third of the step time as the forward pass, then an equal share of the rest before each
   // block's layer_ready(); with after_forward alone: half, then the other half.
   float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
@@ -70,8 +77,9 @@ class QuadraticCompute final : public Compute {
   double step_time_s_ = 0, update_time_s_ = 0;
   std::function<void(double)> charge_;
   int worker_ = -1;
-  std::vector<std::uint32_t> shard_;  // the rows this worker holds
-  std::size_t pos_ = 0;               // the next batch starts here
+  std::vector<std::uint32_t> shard_;       // the rows this worker holds
+  std::vector<std::uint32_t> next_shard_;  // take_over_shards', from the next pass on; empty: none
+  std::size_t pos_ = 0;                    // the next batch starts here
 };
 
 }  // namespace dts::test
