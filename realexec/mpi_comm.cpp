@@ -70,9 +70,14 @@ Request MpiComm::irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, cons
 }
 
 bool MpiComm::block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) {
+  // `ready` may test nothing of this Comm's: the failure is checked at every poll.
+  const auto alive_and_ready = [&] {
+    engine_->check_alive();
+    return ready();
+  };
   // An unbounded wait is bounded by the hang timeout, as Request::wait's.
-  if (timeout_s != kForever) return Engine::poll_until(ready, timeout_s);
-  if (!Engine::poll_until(ready, hang_timeout_s_))
+  if (timeout_s != kForever) return Engine::poll_until(alive_and_ready, timeout_s);
+  if (!Engine::poll_until(alive_and_ready, hang_timeout_s_))
     throw CommError(engine_->hang_message_any(operations, hang_timeout_s_));
   return true;
 }
@@ -86,5 +91,9 @@ std::uint64_t MpiComm::bytes_received() const { return engine_->bytes_received()
 std::uint64_t MpiComm::messages_sent() const { return engine_->messages_sent(); }
 
 void MpiComm::quiesce() { engine_->quiesce(hang_timeout_s_); }
+
+void MpiComm::fail_at(double at_s) { engine_->fail_at(t0_ + at_s); }
+
+void MpiComm::check_alive() { engine_->check_alive(); }
 
 }  // namespace dts::mpi

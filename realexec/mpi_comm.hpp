@@ -2,14 +2,17 @@
 // SendOptions::borrow) and completes when MPI is done with it; receives match in post order, accept a set
 // of sources, and must have the message's count exactly. Waits poll MPI with a short back-off;
 // wait(timeout) returns kTimeout at the wall-clock deadline. Groups map to world ranks: the algorithms use
-// point-to-point only, so no MPI communicator per Group is needed yet. A dead peer is never reported as
-// kPeerFailed: Open MPI ends the whole job when a rank dies (no ULFM), so mpirun exits non-zero instead.
+// point-to-point only, so no MPI communicator per Group is needed yet. A process that dies ends the whole
+// job (Open MPI has no ULFM), so mpirun exits non-zero; a scenario failure is modeled instead (fail_at): the
+// failed rank stops its algorithm and announces it, and its peers' operations with it complete with
+// kPeerFailed, as on the simulator.
 #pragma once
 
 #include <memory>
 
 #include "algorithms/api/comm.hpp"
 #include "realexec/mpi_session.hpp"
+#include "realexec/rank_gone.hpp"
 
 namespace dts::mpi {
 
@@ -39,9 +42,18 @@ class MpiComm final : public Comm {
   std::uint64_t messages_sent() const;
   Round max_round() const override;
   // Collective: returns once every rank's sends have completed (receivers keep draining meanwhile), then
-  // drops messages no receive took. Call once, after the algorithm returned on this rank and its activities
-  // were joined, before the Comm is destroyed; without it the destructor leaks what MPI may still touch.
+  // drops messages no receive took. Call once, after the algorithm returned on this rank (or failed on it)
+  // and its activities were joined, before the Comm is destroyed; without it the destructor leaks what MPI
+  // may still touch. A failed rank waits here, taking and dropping its peers' messages, until every other
+  // rank has finished.
   void quiesce();
+  // This rank fails at at_s on now_s()'s clock (a scenario failure): its first call into this Comm after
+  // that (a send, a receive, drop_stale, a test or wait, block_until, check_alive) tells every other rank
+  // that it has failed and throws RankGone, as every later call does. Not once quiesce has begun.
+  void fail_at(double at_s);
+  // Throws RankGone once this rank has failed (fail_at); for the calls that do not go through the Comm
+  // (MpiCompute's).
+  void check_alive();
 
  private:
   std::shared_ptr<Engine> engine_;

@@ -1,8 +1,8 @@
 // The seam's Compute on real processes: the rank's model::Trainer (the same network, shard, minibatch order
 // and optimizer as in the simulator), with wall time passing by itself. Real numerics only: modeled numerics
 // have no kernels to run, so they are an input error here (the runner says so, naming the key). Under a
-// scenario (realexec/mpi_scenario.hpp) each call first checks the rank's failure, and a slowed rank sleeps
-// after its compute, as the simulator charges stretch() of its modeled time.
+// scenario (realexec/mpi_scenario.hpp) each call first checks the rank's failure (RankGone once it has
+// failed), and a slowed rank sleeps after its compute, as the simulator charges stretch() of its modeled time.
 #pragma once
 
 #include <atomic>

@@ -20,7 +20,14 @@
 // Hangs. A wait that sees no progress for the hang timeout throws, naming what it waited for. To name the
 // culprit of a wait on several peers (the EASGD center waits for any worker), the engine notes when each
 // peer was last heard from, and which peers have finished the plan: quiesce() replaces a barrier by one
-// zero-length message from every rank to every other on a communicator of its own, received from the start.
+// "finished" notice from every rank to every other on a communicator of its own, received from the start.
+//
+// Failures (a scenario's, modeled: Open MPI without ULFM cannot survive a process that dies). At its failure a
+// rank sends every other a "failed" notice on that communicator, before its "finished": the two travel in
+// order. On the notice the others' engines mark it failed in their matcher (the rule is the matcher's, shared
+// with the simulator) and complete its receives and sends with kPeerFailed; its messages that arrive after
+// the notice are lost with it, taken and dropped. The failed rank stops its algorithm (RankGone) and then only
+// drains, in quiesce, so that what its peers had sent it still completes.
 #include "realexec/mpi_engine.hpp"
 
 #include <algorithm>
@@ -36,6 +43,9 @@ namespace dts::mpi {
 namespace {
 
 float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
+// The notices a rank sends about itself on notice_comm_, one int each.
+const int kFinishedNotice = 0;
+const int kFailedNotice = 1;
 
 int mpi_count(std::size_t count) {
   DTS_ASSERT(count <= static_cast<std::size_t>(INT32_MAX), "a message of more than 2^31 floats");
@@ -83,7 +93,7 @@ std::string no_progress_message(double waited_s, const std::string& what, const 
 
 }  // namespace
 
-Engine::Engine(MPI_Comm parent) {
+Engine::Engine(MPI_Comm parent) : fail_at_wtime_(std::numeric_limits<double>::infinity()) {
   DTS_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
   DTS_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   DTS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
@@ -92,16 +102,21 @@ Engine::Engine(MPI_Comm parent) {
   int has_tag_ub = 0;
   DTS_MPI_CHECK(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &has_tag_ub));
   if (has_tag_ub) codec_ = TagCodec(*tag_ub);
-  DTS_MPI_CHECK(MPI_Comm_dup(parent, &finished_comm_));
-  DTS_MPI_CHECK(MPI_Comm_set_errhandler(finished_comm_, MPI_ERRORS_RETURN));
-  last_heard_.assign(static_cast<std::size_t>(size_), -std::numeric_limits<double>::infinity());
-  finished_.assign(static_cast<std::size_t>(size_), false);
+  DTS_MPI_CHECK(MPI_Comm_dup(parent, &notice_comm_));
+  DTS_MPI_CHECK(MPI_Comm_set_errhandler(notice_comm_, MPI_ERRORS_RETURN));
+  const auto n = static_cast<std::size_t>(size_);
+  last_heard_.assign(n, -std::numeric_limits<double>::infinity());
+  finished_.assign(n, false);
   finished_[static_cast<std::size_t>(rank_)] = true;
-  finished_rx_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
+  peer_failed_.assign(n, false);
+  notice_word_.assign(n, -1);
+  notice_rx_.assign(n, MPI_REQUEST_NULL);
+  finished_tx_.assign(n, MPI_REQUEST_NULL);
+  failed_tx_.assign(n, MPI_REQUEST_NULL);
   for (Rank r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    DTS_MPI_CHECK(
-        MPI_Irecv(&zero_length_dummy, 0, MPI_FLOAT, r, 0, finished_comm_, &finished_rx_[static_cast<std::size_t>(r)]));
+    const auto i = static_cast<std::size_t>(r);
+    DTS_MPI_CHECK(MPI_Irecv(&notice_word_[i], 1, MPI_INT, r, 0, notice_comm_, &notice_rx_[i]));
   }
 }
 
@@ -111,10 +126,10 @@ Engine::~Engine() {
     // still read send snapshots or write staging buffers, so they are leaked rather than freed under it.
     new std::vector<std::shared_ptr<Op>>(std::move(in_flight_));
     new std::vector<std::shared_ptr<Staged>>(std::move(staging_));
-    return;  // and the "finished" receives stay posted on finished_comm_, which is not freed either
+    return;  // and the notices' receives stay posted on notice_comm_, which is not freed either
   }
   MPI_Comm_free(&comm_);
-  MPI_Comm_free(&finished_comm_);
+  MPI_Comm_free(&notice_comm_);
 }
 
 std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts) {
@@ -129,6 +144,14 @@ std::shared_ptr<Op> Engine::post_send(Rank dst, Tag tag, ConstSlice data, const 
   op->want.round = opts.round;
   op->dst = dst;
   std::lock_guard<std::mutex> lock(mu_);
+  check_alive_locked();
+  if (peer_failed_[static_cast<std::size_t>(dst)]) {  // nothing travels: the simulator's rule (SimWorld::post_send)
+    op->payload = {};
+    op->source = dst;
+    op->status = Status::kPeerFailed;
+    op->done = true;
+    return op;
+  }
   const float* p = data.count == 0 ? &zero_length_dummy : borrow ? data.data.data() : op->payload.data();
   DTS_MPI_CHECK(MPI_Isend(p, mpi_count(data.count), MPI_FLOAT, dst, mpi_tag, comm_, &op->req));
   in_flight_.push_back(op);
@@ -150,8 +173,17 @@ std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf
   op->buf = buf;
   op->add = opts.add;
   std::lock_guard<std::mutex> lock(mu_);
+  check_alive_locked();
   const std::shared_ptr<Staged> s = match_.post(op);
-  if (s == nullptr) return op;  // posted
+  if (s == nullptr) {
+    if (const Rank gone = match_.failed_source(op->want); gone >= 0) {
+      match_.withdraw(*op);
+      op->source = gone;
+      op->status = Status::kPeerFailed;
+      op->done = true;
+    }
+    return op;  // posted, or failed at once
+  }
   op->source = s->env.src;
   if (s->arrived) {
     deliver(*op, *s);
@@ -181,6 +213,8 @@ void Engine::deliver(Op& op, const Staged& s) {
 }
 
 void Engine::progress() {
+  // 0. The notices first, so that a failed peer's messages probed below are known to be lost.
+  take_notices();
   // 1. Every envelope MPI has: to the earliest posted receive that matches it, or staged.
   for (;;) {
     int flag = 0;
@@ -194,7 +228,9 @@ void Engine::progress() {
     last_heard_[static_cast<std::size_t>(st.MPI_SOURCE)] = MPI_Wtime();
     const auto [tag, round] = codec_.decode(st.MPI_TAG);
     const matching::Envelope env{st.MPI_SOURCE, tag, round, static_cast<std::size_t>(count)};
-    if (const std::shared_ptr<Op> op = match_.take_receive(env)) {
+    // Sent before its sender's failure, arriving after the notice: lost with it (only let land, then dropped).
+    const bool lost = peer_failed_[static_cast<std::size_t>(st.MPI_SOURCE)];
+    if (const std::shared_ptr<Op> op = lost ? nullptr : match_.take_receive(env)) {
       op->source = env.src;
       if (op->add) op->landing.resize(static_cast<std::size_t>(count));
       float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.data() : op->buf.data.data();
@@ -207,7 +243,7 @@ void Engine::progress() {
       float* p = count == 0 ? &zero_length_dummy : s->data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &s->req));
       staging_.push_back(s);
-      if (!match_.stale(env)) match_.queue(s);  // a stale one is only let land, then dropped
+      if (!lost && !match_.stale(env)) match_.queue(s);  // a stale one is only let land, then dropped
     }
   }
   // 2. Transfers: sends and matched receives, then staged messages.
@@ -218,6 +254,10 @@ void Engine::progress() {
     if (op->is_recv) {
       complete_recv(*op);
     } else {
+      if (peer_failed_[static_cast<std::size_t>(op->dst)]) {  // taken by a failed rank, which drops it
+        op->source = op->dst;
+        op->status = Status::kPeerFailed;
+      }
       op->done = true;
       --sends_pending_;
     }
@@ -238,13 +278,69 @@ void Engine::progress() {
 
 void Engine::drop_stale(Tag tag, Round before) {
   std::lock_guard<std::mutex> lock(mu_);
+  check_alive_locked();
   match_.drop_stale(tag, before);  // a staged message still landing stays in staging_ until it has
 }
 
 bool Engine::test(Op& op) {
   std::lock_guard<std::mutex> lock(mu_);
+  check_alive_locked();
   if (!op.done) progress();
   return op.done;
+}
+
+bool Engine::poll_op(Op& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!op.done) progress();
+  return op.done;
+}
+
+void Engine::fail_at(double wtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fail_at_wtime_ = wtime;
+}
+
+void Engine::check_alive() {
+  std::lock_guard<std::mutex> lock(mu_);
+  check_alive_locked();
+}
+
+void Engine::check_alive_locked() {
+  if (!failed_) {
+    if (quiescing_ || MPI_Wtime() < fail_at_wtime_) return;
+    failed_ = true;
+    for (Rank r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      DTS_MPI_CHECK(
+          MPI_Isend(&kFailedNotice, 1, MPI_INT, r, 0, notice_comm_, &failed_tx_[static_cast<std::size_t>(r)]));
+    }
+  }
+  throw RankGone{};
+}
+
+void Engine::fail_peer(Rank r) {
+  peer_failed_[static_cast<std::size_t>(r)] = true;
+  for (const std::shared_ptr<Op>& op : match_.fail(r)) {
+    op->source = r;
+    op->status = Status::kPeerFailed;
+    op->done = true;
+  }
+}
+
+void Engine::take_notices() {
+  for (;;) {
+    int index = MPI_UNDEFINED, done = 0;
+    DTS_MPI_CHECK(MPI_Testany(size_, notice_rx_.data(), &index, &done, MPI_STATUS_IGNORE));
+    if (!done || index == MPI_UNDEFINED) return;
+    const auto i = static_cast<std::size_t>(index);
+    if (notice_word_[i] == kFailedNotice) {
+      fail_peer(index);
+      DTS_MPI_CHECK(MPI_Irecv(&notice_word_[i], 1, MPI_INT, index, 0, notice_comm_, &notice_rx_[i]));
+    } else {
+      DTS_ASSERT(notice_word_[i] == kFinishedNotice, "an unknown notice from rank " + std::to_string(index));
+      finished_[i] = true;
+    }
+  }
 }
 
 Status Engine::status(const Op& op) {
@@ -267,7 +363,7 @@ void Engine::cancel(Op& op) {
       return;
     }
   }
-  poll_until([&] { return test(op); }, kForever);  // matched: let its data land, it completes as kOk
+  poll_until([&] { return poll_op(op); }, kForever);  // matched: let its data land, it completes as kOk
 }
 
 bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
@@ -285,23 +381,14 @@ bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
   }
 }
 
-void Engine::note_finished() {
-  for (std::size_t r = 0; r < finished_.size(); ++r) {
-    if (finished_[r]) continue;
-    int done = 0;
-    DTS_MPI_CHECK(MPI_Test(&finished_rx_[r], &done, MPI_STATUS_IGNORE));
-    finished_[r] = done != 0;
-  }
-}
-
 std::string Engine::hang_text(double timeout_s, const std::string& what, const std::vector<Rank>& peers) {
   std::vector<Rank> suspects;
   if (peers.size() > 1) {
-    note_finished();
+    take_notices();
     const double since = MPI_Wtime() - timeout_s;
     for (const Rank r : peers) {
       const auto i = static_cast<std::size_t>(r);
-      if (!finished_[i] && last_heard_[i] < since) suspects.push_back(r);
+      if (!finished_[i] && !peer_failed_[i] && last_heard_[i] < since) suspects.push_back(r);
     }
   }
   return no_progress_message(timeout_s, what, suspects);
@@ -326,7 +413,11 @@ std::string Engine::hang_message_any(std::size_t operations, double timeout_s) {
 }
 
 void Engine::quiesce(double hang_timeout_s) {
-  DTS_ASSERT(!quiesced_, "quiesce called twice");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    DTS_ASSERT(!quiescing_, "quiesce called twice");
+    quiescing_ = true;  // from now on this rank does not fail (check_alive_locked)
+  }
   // 1. This rank's sends complete: every receiver drains its incoming messages while it waits here too.
   const bool sent = poll_until(
       [this] {
@@ -344,14 +435,18 @@ void Engine::quiesce(double hang_timeout_s) {
     throw CommError(no_progress_message(hang_timeout_s, ranks_text(to) + " to take this rank's last messages", {}));
   }
   // 2. Tell every peer that this rank is past step 1, and keep draining until every peer has said so. The
-  //    wait restarts whenever a peer's word arrives: only a silence of twice the limit is a hang.
+  //    wait restarts whenever a peer's word arrives: only a silence of twice the limit is a hang. A failed
+  //    rank waits for the survivors without a limit: they train on, and bound their own waits. A survivor
+  //    waits for a failed rank's word as for any other's: it comes once that rank's sends have completed,
+  //    soon after its failure (it is here from then on).
+  bool failed = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    finished_tx_.assign(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
+    failed = failed_;
     for (Rank r = 0; r < size_; ++r) {
       if (r == rank_) continue;
-      DTS_MPI_CHECK(MPI_Isend(&zero_length_dummy, 0, MPI_FLOAT, r, 0, finished_comm_,
-                              &finished_tx_[static_cast<std::size_t>(r)]));
+      DTS_MPI_CHECK(
+          MPI_Isend(&kFinishedNotice, 1, MPI_INT, r, 0, notice_comm_, &finished_tx_[static_cast<std::size_t>(r)]));
     }
   }
   const auto count_finished = [this] {  // call with the lock held
@@ -362,10 +457,9 @@ void Engine::quiesce(double hang_timeout_s) {
         [&] {
           std::lock_guard<std::mutex> lock(mu_);
           progress();
-          note_finished();
           return count_finished() > known;
         },
-        2 * hang_timeout_s);
+        failed ? kForever : 2 * hang_timeout_s);
     std::lock_guard<std::mutex> lock(mu_);
     if (!moved) {
       std::vector<Rank> missing;
@@ -376,12 +470,14 @@ void Engine::quiesce(double hang_timeout_s) {
     }
     known = count_finished();
   }
-  // 3. Every send has completed, so every staged transfer has too; so have the "finished" messages, which
-  //    every peer has been receiving since its engine was built.
+  // 3. Every send has completed, so every staged transfer has too; so have the notices, which every peer
+  //    has been receiving since its engine was built, and every peer's receive of them (its "finished" is the
+  //    last notice it sends).
   std::lock_guard<std::mutex> lock(mu_);
   progress();
   for (auto& s : staging_) DTS_MPI_CHECK(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
   DTS_MPI_CHECK(MPI_Waitall(size_, finished_tx_.data(), MPI_STATUSES_IGNORE));
+  DTS_MPI_CHECK(MPI_Waitall(size_, failed_tx_.data(), MPI_STATUSES_IGNORE));
   staging_.clear();
   match_.clear_unexpected();
   quiesced_ = true;

@@ -2,7 +2,9 @@
 // snapshots its data; every message is matched, on arrival, against this rank's posted receives in post
 // order, or queued as unexpected and taken by the first later receive that matches it; a receive may accept
 // a set of sources. MPI cannot receive from a set of ranks, so matching lives here rather than in MPI: the
-// engine drains MPI with matched probes (mpi_engine.cpp explains why). Internal to realexec/.
+// engine drains MPI with matched probes (mpi_engine.cpp explains why). A scenario failure is modeled, as the
+// simulator's (algorithms/api/matching.hpp): the failed rank's engine announces it to every other, whose
+// operations with it then complete with kPeerFailed. Internal to realexec/.
 #pragma once
 
 #include <mpi.h>
@@ -18,6 +20,7 @@
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/matching.hpp"
 #include "core/no_copy.hpp"
+#include "realexec/rank_gone.hpp"
 #include "realexec/tag_codec.hpp"
 
 namespace dts::mpi {
@@ -39,7 +42,7 @@ struct Op {
   bool done = false;
   Rank dst = -1;  // send: its destination
   Status status = Status::kOk;
-  Rank source = -1;                    // sender of a matched receive
+  Rank source = -1;                    // sender of a matched receive; the failed peer for kPeerFailed
   MPI_Request req = MPI_REQUEST_NULL;  // send: the MPI_Isend; matched receive: the MPI_Imrecv into buf
   std::vector<float> payload;          // send: the snapshot, alive until MPI is done with it
   matching::Want want;                 // receive: acceptable senders, tag, count; send: the tag
@@ -56,14 +59,24 @@ class Engine : NoCopy {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it.
+  // `borrow` (SendOptions::borrow): MPI reads `data` in place; otherwise the send snapshots it. A send to a
+  // failed peer completes with kPeerFailed: at once, or, if it was on its way when the failure was announced,
+  // once MPI is done with it (the failed rank takes and drops it).
   std::shared_ptr<Op> post_send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts);
-  // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`.
+  // `add` (RecvOptions::add): the message lands in a buffer of the engine and is added into `buf`. A receive
+  // that accepts a failed peer completes with kPeerFailed, source() naming it, unless a message that arrived
+  // before the failure's announcement matches it (Matcher::fail, failed_source).
   std::shared_ptr<Op> post_recv(std::vector<Rank> srcs, Tag tag, Slice buf, const RecvOptions& opts);
   void drop_stale(Tag tag, Round before);
   Round max_round() const { return codec_.max_round(); }
   // Drives progress once (non-blocking); true when `op` is complete.
   bool test(Op& op);
+  // Failure of this rank (a scenario failure), at MPI_Wtime() `wtime`: post_send, post_recv, drop_stale, test
+  // and check_alive called at or after it announce the failure to every other rank (once) and throw
+  // RankGone, as they do from then on. cancel and quiesce still work: the failed rank's engine goes on taking
+  // and dropping its peers' messages until the end. A rank already in quiesce does not fail.
+  void fail_at(double wtime);
+  void check_alive();
   Status status(const Op& op);
   Rank source(const Op& op);
   // A posted receive completes as kCancelled. A receive already matched cannot be: its data is landing in
@@ -73,10 +86,11 @@ class Engine : NoCopy {
   // true (then true) or timeout_s of wall time has passed (then false).
   static bool poll_until(const std::function<bool()>& ready, double timeout_s);
   // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
-  // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank.
-  // Throws CommError naming the ranks it waits for when it sees no progress for hang_timeout_s (its own
-  // sends) or twice that (the other ranks' end: a rank still inside the algorithm, which knows whom it
-  // waits for, should report a hang first).
+  // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank (or
+  // failed on it). Throws CommError naming the ranks it waits for when it sees no progress for
+  // hang_timeout_s (its own sends) or twice that (the other ranks' end: a rank still inside the algorithm,
+  // which knows whom it waits for, should report a hang first). A failed rank waits for the others' end
+  // without a limit: the survivors' own waits are bounded, and a survivor that gives up ends the job.
   void quiesce(double hang_timeout_s);
   // The errors of a wait that saw no progress for timeout_s, on `op` or on any of `operations` requests:
   // "waited 2 s for a message from rank 2 (tag 7) with no progress: ...". Where the wait depends on
@@ -92,7 +106,12 @@ class Engine : NoCopy {
   void progress();  // lock held
   void complete_recv(Op& op);
   void deliver(Op& op, const Staged& s);
-  void note_finished();  // lock held: the peers whose "finished" message has arrived
+  // Lock held: the notices that have arrived (a peer failed, a peer finished), each receive posted again
+  // after a "failed" for the peer's "finished", which follows it.
+  void take_notices();
+  void fail_peer(Rank r);     // lock held: r's failure, announced
+  void check_alive_locked();  // lock held: check_alive
+  bool poll_op(Op& op);       // test() without the failure check: for cancel, which runs in destructors
   // Lock held: "...: rank 2 has hung or died, silent all that time", naming among `peers` (when more
   // than one) those that have not finished and sent nothing in the last timeout_s.
   std::string hang_text(double timeout_s, const std::string& what, const std::vector<Rank>& peers);
@@ -101,18 +120,22 @@ class Engine : NoCopy {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   TagCodec codec_{32767};  // set from the communicator's MPI_TAG_UB
-  bool quiesced_ = false;
+  bool quiescing_ = false, quiesced_ = false;
   // Receives no message has matched yet, and staged messages no receive took yet.
   matching::Matcher<Op, Staged> match_;
   std::vector<std::shared_ptr<Op>> in_flight_;    // sends, and matched receives, whose MPI request is pending
   std::vector<std::shared_ptr<Staged>> staging_;  // staged messages whose data is still arriving
   std::size_t sends_pending_ = 0;
-  // Per peer: MPI_Wtime of its last message, and whether it has finished the plan (quiesce, step 2: every
-  // rank sends every other a zero-length message on finished_comm_, received into finished_rx_).
+  // Per peer: MPI_Wtime of its last message, and the notices about itself it sends every rank on
+  // notice_comm_ (one int each, received into notice_word_ by notice_rx_, always posted until "finished"):
+  // "failed", at its failure (fail_at), and "finished", once its sends have completed (quiesce, step 2).
   std::vector<double> last_heard_;
-  MPI_Comm finished_comm_ = MPI_COMM_NULL;
-  std::vector<MPI_Request> finished_rx_, finished_tx_;
-  std::vector<bool> finished_;
+  MPI_Comm notice_comm_ = MPI_COMM_NULL;
+  std::vector<MPI_Request> notice_rx_, finished_tx_, failed_tx_;
+  std::vector<int> notice_word_;
+  std::vector<bool> finished_, peer_failed_;
+  double fail_at_wtime_;  // this rank's failure (fail_at); never: infinity
+  bool failed_ = false;   // this rank has failed and announced it
   std::atomic<std::uint64_t> bytes_sent_{0}, bytes_received_{0}, messages_sent_{0};
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "realexec/mpi_session.hpp"
+#include "realexec/rank_gone.hpp"
 
 namespace dts::mpi {
 namespace {
@@ -55,6 +56,8 @@ std::unique_ptr<Activity> MpiNode::spawn(const std::string& name, std::function<
   return std::make_unique<ThreadActivity>(std::thread([rank, name, fn = std::move(fn)] {
     try {
       fn();
+    } catch (const RankGone&) {
+      // its rank failed (a scenario failure): the activity ends here
     } catch (const std::exception& e) {
       MpiSession::abort_job("rank " + std::to_string(rank) + ": error in activity " + name + ": " + e.what(), 1);
     } catch (...) {

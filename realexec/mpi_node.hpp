@@ -1,7 +1,8 @@
 // The seam's Node on real processes: an activity is a std::thread of the rank's process, the mutex a
 // FIFO ticket lock, and sleep_for lets wall time pass. Activities share the rank's MpiComm (thread-safe; use
 // distinct tags). An activity that throws cannot be reported to a main activity that may be waiting for its
-// messages, so it ends the job (MpiSession::abort_job), as an exception at the rank boundary does.
+// messages, so it ends the job (MpiSession::abort_job), as an exception at the rank boundary does; an
+// activity of a failed rank (RankGone) just ends.
 #pragma once
 
 #include "algorithms/api/node.hpp"

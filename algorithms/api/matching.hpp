@@ -7,9 +7,10 @@
 // Rounds: a message carries a round beside its tag, and matches only a receive of the same round; once the
 // receiver has called drop_stale(tag, r), messages with that tag of a round below r are discarded, those
 // queued and those that arrive later, so that late messages of a round given up never wait as unexpected.
-// Failed peers (the simulator's; MPI without ULFM ends the job instead): a receive that accepts a failed
-// rank completes with kPeerFailed, source() naming that rank, unless a message that arrived before the
-// failure matches it; pending ones at the failure, later ones at once. A receive from a set of ranks fails
+// Failed peers (a scenario's failures: a crash on the simulator; modeled on MPI, which cannot survive one without
+// ULFM: realexec/mpi_engine.cpp): a receive that accepts a failed rank completes with kPeerFailed, source()
+// naming that rank, unless a message that arrived before the failure matches it; pending ones at the failure,
+// later ones at once. A receive from a set of ranks fails
 // too, as MPI_ANY_SOURCE receives do under ULFM, so that its owner learns of the failure and can post it
 // again without that rank.
 #pragma once

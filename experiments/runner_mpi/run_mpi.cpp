@@ -2,8 +2,11 @@
 // then run its plans one after another with MpiComm/MpiNode/MpiCompute; rank 0 gathers every rank's
 // metrics, writes the result directory (DIR.partial-PID, renamed when complete) and prints progress.
 // An exception on a rank ends the job (MPI_Abort): the other ranks would otherwise wait for it forever.
-// A scenario's stragglers and jitter slow a rank's compute (realexec/mpi_compute.hpp); its failures end the job
-// from the failed rank like a throw (run_mpi_fault.hpp). Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
+// A scenario's stragglers and jitter slow a rank's compute (realexec/mpi_compute.hpp). Its failures are modeled
+// as on the simulator: the failed rank's algorithm ends at its failure (RankGone; MpiComm::fail_at), it reports
+// what it recorded until then and stays in the job, draining, until the end; its peers' operations with it
+// complete with kPeerFailed, and an algorithm that cannot go on without it stops the job naming it (as any
+// rank's error). Test hook: DTS_MPI_FAULT (run_mpi_fault.hpp).
 #include "experiments/runner/run.hpp"
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 
 #include "algorithms/api/wait_log.hpp"
 #include "experiments/runner/replicas.hpp"
@@ -77,7 +81,7 @@ class MpiReplicas final : public ReplicaObserver {
     sums_.start(step, std::move(mine.sum));
     record(sums_.poll());
   }
-  // After the algorithm returned on this rank.
+  // Collective over the workers, once the plan's Comm has quiesced.
   void finish() { record(sums_.finish()); }
 
  private:
@@ -164,7 +168,7 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   if (rank == 0) progress.emplace(label, plan.steps, "wall");
 
   mpi::MpiComm comm(session, hang_timeout_s);  // collective: every rank starts the plan's clock together
-  scenario.start(comm);                        // the scenario's times are on that clock
+  scenario.start(comm);                        // the scenario's times are on that clock, and it fails the rank
   WaitLog waits;
   comm.set_wait_log(&waits);
   mpi::MpiNode node(rank);
@@ -172,19 +176,28 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   MpiReplicas replicas(trains, plan.workers, evaluator, log);  // collective
   MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr,
                           Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas}, &replicas);
-  FaultPoint fault_point(fault, rank, trains, &scenario);
+  FaultPoint fault_point(fault, rank, trains);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
   RankRecorder recorder(metrics, fault_point);
   Context ctx{faulty ? static_cast<Comm&>(*faulty) : comm, compute, node, recorder, plan.workers, plan.steps};
   enter_run(ctx, plan.scenario.get());
-  plan.main(ctx);
-  fault_point.plan_returned();
-  replicas.finish();
-  const RankActivity activity{log.rank(rank).steps, waits.blocked_s(), waits.waited_on()};
-  RankReport mine{std::move(log),    comm.now_s(),          comm.messages_sent(),
-                  comm.bytes_sent(), comm.bytes_received(), activity};
+  try {
+    plan.main(ctx);
+    fault_point.plan_returned();
+  } catch (const mpi::RankGone&) {
+    // This rank failed (the scenario's failures): its algorithm ends here. As on the simulator, what it
+    // recorded until then stays in the results; it drains in quiesce until the survivors have finished.
+  } catch (const PeerFailed& e) {  // an algorithm that cannot go on without a failed peer: where and when it stops
+    std::ostringstream what;
+    what << "the run stopped at wall time " << comm.now_s() << " s: " << e.what();
+    throw CommError(what.str());
+  }
+  const double end_s = comm.now_s();
   comm.quiesce();
+  replicas.finish();  // after quiesce: a failed worker takes part only once the survivors have finished
+  const RankActivity activity{log.rank(rank).steps, waits.blocked_s(), waits.waited_on()};
+  RankReport mine{std::move(log), end_s, comm.messages_sent(), comm.bytes_sent(), comm.bytes_received(), activity};
 
   const std::vector<std::string> all = session.gather_on_root(report_to_json(mine).dump());
   if (rank != 0) return std::nullopt;

@@ -5,15 +5,13 @@
 //     master, parameter server or host CPU rank): when it sends its 2nd message;
 //   either, if the fault has not fired by then: when its part of the plan returns (a plan of one step; the
 //     CPU rank of easgd_sync variants 2-3, which has nothing to do).
-// The scenario's failures (realexec/mpi_scenario.hpp) take the same way out as a throw: the failed rank
-// checks its clock at each of its compute and comm calls, and throws once its time has passed.
+// A fault ends the job, as any rank's error; the scenario's failures, modeled, do not (MpiComm::fail_at).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
 #include "algorithms/api/comm.hpp"
-#include "realexec/mpi_scenario.hpp"
 
 namespace dts::exp {
 
@@ -30,18 +28,9 @@ Fault read_fault(int world);
 // One rank's view of the fault during one plan. Thread-safe: activities step and send concurrently.
 class FaultPoint {
  public:
-  // `scenario`: the rank's part of the plan's scenario, or null; it must outlive this.
-  FaultPoint(const Fault& fault, Rank rank, bool trains, const mpi::RankScenario* scenario = nullptr)
-      : fault_(fault),
-        scenario_(scenario != nullptr && scenario->fails() ? scenario : nullptr),
-        armed_(fault.rank == rank),
-        trains_(trains) {}
-  // Whether the rank's comm calls must be watched: a fault or a scenario failure is aimed at it.
-  bool armed() const { return armed_ || scenario_ != nullptr; }
-  // Every comm call: the scenario's failure, when its time has passed.
-  void called() {
-    if (scenario_ != nullptr) scenario_->check_alive();
-  }
+  FaultPoint(const Fault& fault, Rank rank, bool trains) : fault_(fault), armed_(fault.rank == rank), trains_(trains) {}
+  // Whether the rank's sends must be watched: the fault is aimed at it.
+  bool armed() const { return armed_; }
   void step(std::int64_t step) {
     if (trains_ && step == 2) fire();
   }
@@ -53,13 +42,12 @@ class FaultPoint {
  private:
   void fire();  // once, and only on the rank aimed at
   Fault fault_;
-  const mpi::RankScenario* scenario_;
   bool armed_, trains_;
   std::atomic<int> sends_{0};
   std::atomic<bool> fired_{false};
 };
 
-// The Comm the algorithm sees on the rank a fault is aimed at: `inner`, telling `fault` of every call and send.
+// The Comm the algorithm sees on the rank a fault is aimed at: `inner`, telling `fault` of every send.
 class FaultComm final : public Comm {
  public:
   FaultComm(Comm& inner, FaultPoint& fault) : inner_(inner), fault_(fault) {}
@@ -67,24 +55,17 @@ class FaultComm final : public Comm {
   int size() const override { return inner_.size(); }
   double now_s() const override { return inner_.now_s(); }
   Request isend(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) override {
-    fault_.called();
     fault_.sent();
     return inner_.isend(dst, tag, data, opts);
   }
   Request irecv(Rank src, Tag tag, Slice data, const RecvOptions& opts = {}) override {
-    fault_.called();
     return inner_.irecv(src, tag, data, opts);
   }
   Request irecv_any(std::span<const Rank> srcs, Tag tag, Slice data, const RecvOptions& opts = {}) override {
-    fault_.called();
     return inner_.irecv_any(srcs, tag, data, opts);
   }
-  void drop_stale(Tag tag, Round before) override {
-    fault_.called();
-    inner_.drop_stale(tag, before);
-  }
+  void drop_stale(Tag tag, Round before) override { inner_.drop_stale(tag, before); }
   bool block_until(const std::function<bool()>& ready, std::size_t operations, double timeout_s) override {
-    fault_.called();
     return inner_.block_until(ready, operations, timeout_s);
   }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }

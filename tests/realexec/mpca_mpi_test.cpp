@@ -1,8 +1,13 @@
 // MPCA SGD (issue 18) on MPI from the simulator's experiment file: a driver rank and three workers (mpirun -np 4),
 // Adam as the workers' optimizer (the paper's), every exchange pattern; and its baseline sparknet_avg. The interleaving
 // of the workers' steps with the driver's cycles is real on MPI, so the runs are required to train and to keep the
-// pipeline's invariant, not to match the simulator's numbers.
+// pipeline's invariant, not to match the simulator's numbers. A worker's scenario failure is modeled on MPI as on the
+// simulator: the others go on without it.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
 
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
@@ -96,4 +101,46 @@ TEST_CASE("realexec: easgd_driver runs its server on the driver rank on MPI, mes
   // which the server serves them: the same messages and bytes on both backends; the models differ with the order.
   CHECK(m["messages"] == s["messages"]);
   CHECK(m["bytes_sent_per_rank"] == s["bytes_sent_per_rank"]);
+}
+
+TEST_CASE("realexec: a failed mpca worker leaves the others running on MPI, as on the simulator", "[mpi]") {
+  /* Worker rank 2 fails 0.05 s into a run of 40000 steps per worker (0.3-1 s of training here): at its next call
+   * it stops its algorithm and tells every other rank's engine, whose receives from it complete with kPeerFailed.
+   * The driver learns of it from the receive that only a failure ends (survivors.hpp), records `worker_lost`, and
+   * the two other workers train to the end; the failed rank stays in the job, draining, until then. Before the
+   * failure was modeled on MPI, the failed rank threw and the job ended with exit 1. */
+  TempDir tmp;
+  auto exp = dts::test::tiny_experiment();
+  exp.erase("variants");
+  exp["algorithm"] = {{"name", "mpca"},
+                      {"workers", 3},
+                      {"batch_size", 16},
+                      {"chunk_floats", 50},
+                      {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}};
+  exp["run"] = {{"steps", 40000}, {"eval_every_steps", 0}, {"log_every_steps", 5000}};
+  exp["scenario"] = {{"failures", {{{"rank", 2}, {"at_s", 0.05}}}}};
+  write_json(tmp / "mpca.json", exp);
+  const auto mpi = mpirun_dtsim(4, (tmp / "mpca.json").string() + " --out " + (tmp / "mpi").string(), tmp / "");
+  INFO(mpi.err);
+  REQUIRE(mpi.code == 0);
+  const auto s = summary_of(tmp / "mpi");
+  INFO(s.dump());
+  CHECK(s["counters"]["mpca_workers_lost"] == 1);
+  const auto& events = s["algorithm_events"];
+  const auto lost =
+      std::find_if(events.begin(), events.end(), [](const auto& e) { return e["event"] == "worker_lost"; });
+  REQUIRE(lost != events.end());
+  CHECK((*lost)["worker"] == 2);
+  CHECK((*lost)["workers_left"] == 2);
+  CHECK((*lost)["at_s"].get<double>() >= 0.05);
+  CHECK(s["test_accuracy"].get<double>() > 0.5);
+  // ranks.csv: rank,steps,idle_s,waited_s. The survivors take every step; the failed worker stopped short.
+  std::istringstream in(dts::test::slurp(tmp / "mpi" / "ranks.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::map<int, long> steps;
+  while (std::getline(in, line)) steps[std::stoi(line)] = std::stol(line.substr(line.find(',') + 1));
+  CHECK(steps[1] == 40000);
+  CHECK(steps[3] == 40000);
+  CHECK(steps[2] < 40000);
 }
