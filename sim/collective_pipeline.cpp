@@ -77,7 +77,7 @@ void CollectiveSim::pipeline_flows(const PlanCall& call, Instance& inst, const R
       const std::uint64_t bytes = call.bytes(sent);
       world_.account(call.self, right, bytes, 1);
       const double t0 = sg4::Engine::get_clock();
-      if (src != dst) sg4::Comm::sendto(src, dst, bytes);
+      if (src != dst) world_.wires().carry(src, dst, bytes);
       if (upto < ring.steps() && s >= upto / 2 && src != dst) {  // the second half: the rate of the rest
         me.flow_s += sg4::Engine::get_clock() - t0;
         me.latency_s += latency_s(src, dst, static_cast<double>(bytes));
@@ -163,10 +163,10 @@ void CollectiveSim::pipeline_sampled(const PlanCall& call, Instance& inst, const
         call.self, [&] { return inst.arrived == P; }, kForever);
   }
   const double sampled_at = sg4::Engine::get_clock();
-  sg4::CommPtr flow;
+  Wires::Transfer flow;
   if (src != dst) {
     const std::uint64_t bytes = call.bytes(sent0);
-    flow = sg4::Comm::sendto_async(src, dst, bytes);
+    flow = world_.wires().start(src, dst, bytes);
     me.latency_s = latency_s(src, dst, static_cast<double>(bytes));
     me.flow_floats = static_cast<double>(sent0);
     me.flows = 1;
@@ -176,10 +176,7 @@ void CollectiveSim::pipeline_sampled(const PlanCall& call, Instance& inst, const
     me.add_s = sg4::Engine::get_clock() - sampled_at;
     me.add_floats = static_cast<double>(added0);
   }
-  if (flow) {
-    flow->wait();
-    me.flow_s = flow->get_finish_time() - sampled_at;
-  }
+  if (flow.comm) me.flow_s = world_.wires().finish(flow) - sampled_at;
 
   if (++inst.sampled == P) {
     pipeline_recurrence(inst, ring, call.data.count, 0);
