@@ -147,7 +147,8 @@ class StampRecorder final : public Recorder {
 
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
                           int workers, std::int64_t steps, const sim::RingSampling& rings) {
-  nlohmann::json a = {{"workers", workers}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  constexpr long kImagenetTrain = 1'281'167, kBatch = 32;
+  nlohmann::json a = {{"workers", workers}, {"batch_size", kBatch}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree" || algo == "hypercube") {
     a["name"] = "allreduce_sgd";
     a["allreduce"] = algo;
@@ -158,12 +159,16 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
     a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
   }
   const int ranks = algo == "async_sgd" ? workers + 1 : workers;
+  // ImageNet's 1,281,167 training samples are less than a batch per worker beyond 40,036 workers: there the
+  // (modeled) set has one batch per worker.
+  nlohmann::json data = {{"name", "imagenet"}, {"modeled", true}};
+  if (workers * kBatch > kImagenetTrain) data["train_samples"] = workers * kBatch;
   return {{"schema_version", 1},
           {"name", "bench_scale"},
           {"seed", 1},
           {"platform", scale::platform_json(platform, ranks)},
           {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
-          {"data", {{"name", "imagenet"}, {"modeled", true}}},
+          {"data", data},
           {"algorithm", a},
           {"run",
            {{"steps", steps},
