@@ -129,7 +129,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
       world_.account(call.self, to, bytes, 1);
       if (account != nullptr) flow->trace = account->trace_send(world_.host(call.self), world_.host(to));
       auto carry = [this, self = call.self, flow, to, bytes, adds] {
-        if (world_.host(self) != world_.host(to)) sg4::Comm::sendto(world_.host(self), world_.host(to), bytes);
+        if (world_.host(self) != world_.host(to)) world_.wires().carry(world_.host(self), world_.host(to), bytes);
         TimeAccount::arrived(flow->trace.get());
         flow->delivered = true;
         world_.wake(to);

@@ -3,7 +3,9 @@
 #include "sim/launcher.hpp"
 
 #include <malloc.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <exception>
 #include <iomanip>
 #include <optional>
@@ -29,6 +31,19 @@ std::vector<std::string> engine_args(const std::vector<std::string>& simgrid_arg
   return args;
 }
 
+void raise_stack_limit() {
+  // The main stack grows on demand up to the soft limit read at each fault (the kernel keeps at least 128 MiB
+  // below it free, more when the limit was high at exec).
+  rlimit stack{};
+  if (getrlimit(RLIMIT_STACK, &stack) != 0) return;
+  const rlim_t want = rlim_t{512} << 20;
+  const rlim_t cap = stack.rlim_max == RLIM_INFINITY ? want : std::min(want, stack.rlim_max);
+  if (stack.rlim_cur != RLIM_INFINITY && stack.rlim_cur < cap) {
+    stack.rlim_cur = cap;
+    setrlimit(RLIMIT_STACK, &stack);
+  }
+}
+
 SimOutcome run_simulation(const SimJob& job) {
   // Every message starts a courier actor with a calloc'ed stack (sim/actor_stack.hpp). glibc would give the
   // heap of thousands of freed stacks back to the kernel at once and fault it in, page by zeroed page, at the
@@ -36,6 +51,7 @@ SimOutcome run_simulation(const SimJob& job) {
   // creeping up to the stacks' size.
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  raise_stack_limit();
   std::vector<std::string> args = engine_args(job.simgrid_args);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -48,6 +48,11 @@ struct SimOutcome {
 
 SimOutcome run_simulation(const SimJob& job);
 
+// Raises the soft limit of the main stack to 512 MiB (at most the hard limit); run_simulation calls it first.
+// SimGrid 3.32's solver walks a connected set of flows and links by recursion on the main stack
+// (System::update_modified_cnst_set_rec): a ring of 65,536 workers overflowed the default 8 MiB.
+void raise_stack_limit();
+
 // The Engine's command line: "dtsim", sim/'s own settings, then `simgrid_args` (--cfg=... / --log=...).
 std::vector<std::string> engine_args(const std::vector<std::string>& simgrid_args);
 

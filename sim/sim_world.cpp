@@ -14,7 +14,7 @@ namespace dts::sim {
 SimWorld::SimWorld(std::vector<sg4::Host*> hosts, TimeAccount* time_account) : time_account_(time_account) {
   boxes_.reserve(hosts.size());
   for (sg4::Host* h : hosts) {
-    Box& b = boxes_.emplace_back(static_cast<int>(hosts.size()));
+    Box& b = boxes_.emplace_back();
     b.host = h;
     b.mutex = sg4::Mutex::create();
     b.cv = sg4::ConditionVariable::create();
@@ -42,7 +42,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   auto msg = std::make_shared<Message>();
   msg->pool = pool_;
   msg->env = {src, tag, opts.round, data.count};
-  msg->seq = from.next_seq_out[static_cast<std::size_t>(dst)]++;
+  msg->seq = from.next_seq_out[dst]++;
   if (OpState* recv = data.data.empty() ? nullptr : early_receive(src, dst, *msg)) {
     rules::copy(recv->buf, data);
     msg->borrowed = recv->buf.data.data();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <simgrid/s4u.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
@@ -72,6 +73,8 @@ class SimWorld {
 
   // Wakes the actors of rank r blocked in wait_until, to re-check their predicates.
   void wake(Rank r) { boxes_[static_cast<std::size_t>(r)].cv->notify_all(); }
+  // Host-to-host flows outside post_send (the collective fidelity's).
+  Wires& wires() { return wires_; }
   // Counts traffic that did not go through post_send (the collective fidelity's aggregated flows).
   void account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages);
 
@@ -97,14 +100,13 @@ class SimWorld {
     std::shared_ptr<FlowTrace> trace;
   };
   struct Box {
-    explicit Box(int ranks) : order(ranks), next_seq_out(static_cast<std::size_t>(ranks), 0) {}
     simgrid::s4u::Host* host = nullptr;
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr cv;
     matching::Matcher<OpState, Message> match;
-    matching::InOrder<Message> order;             // restores send order per source
-    std::vector<std::uint64_t> next_seq_out;      // per destination
-    std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
+    matching::InOrder<Message> order;                      // restores send order per source
+    std::unordered_map<Rank, std::uint64_t> next_seq_out;  // per destination sent to (few of thousands)
+    std::vector<std::shared_ptr<Message>> early;           // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
     bool failed = false;
   };

@@ -33,23 +33,46 @@ sg4::ActorPtr Wires::receiver(sg4::Host* host) {
   return receivers_.emplace(host, actor).first->second;
 }
 
-void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
-  DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
+sg4::Mailbox* Wires::take_box() {
   // Names unique in the process: two worlds in one engine must not share a mailbox.
   static std::atomic<std::uint64_t> made{0};
-  sg4::Mailbox* box;
-  if (idle_.empty()) {
-    box = sg4::Mailbox::by_name("dts-wire-" + std::to_string(made++));
-  } else {
-    box = idle_.back();
-    idle_.pop_back();
-  }
+  if (idle_.empty()) return sg4::Mailbox::by_name("dts-wire-" + std::to_string(made++));
+  sg4::Mailbox* box = idle_.back();
+  idle_.pop_back();
+  return box;
+}
+
+namespace {
+int token;  // put refuses a null payload; nothing reads it
+}  // namespace
+
+void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
+  DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
+  sg4::Mailbox* box = take_box();
   box->set_receiver(receiver(to));
-  static int token;  // put refuses a null payload; nothing reads it
   box->put(&token, bytes);
   box->get<int>();  // the comm just completed, the only one in the box: frees it at no simulated time
   box->set_receiver(nullptr);
   idle_.push_back(box);
+}
+
+Wires::Transfer Wires::start(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
+  DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
+  Transfer t;
+  t.box = take_box();
+  t.box->set_receiver(receiver(to));
+  t.comm = t.box->put_async(&token, bytes);
+  return t;
+}
+
+double Wires::finish(Transfer& t) {
+  t.comm->wait();
+  const double end = t.comm->get_finish_time();
+  t.box->get<int>();  // as carry's
+  t.box->set_receiver(nullptr);
+  idle_.push_back(t.box);
+  t = {};
+  return end;
 }
 
 }  // namespace dts::sim

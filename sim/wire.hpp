@@ -20,7 +20,17 @@ class Wires {
   // Blocks until `bytes` have crossed from `from` to `to` (different hosts).
   void carry(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes);
 
+  // The same in two halves, for an actor that works while its flow runs: start() starts the flow (as
+  // sendto_async), finish() waits for it and returns the simulated time it ended at.
+  struct Transfer {
+    simgrid::s4u::Mailbox* box = nullptr;
+    simgrid::s4u::CommPtr comm;
+  };
+  Transfer start(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes);
+  double finish(Transfer& t);
+
  private:
+  simgrid::s4u::Mailbox* take_box();
   simgrid::s4u::ActorPtr receiver(simgrid::s4u::Host* host);
 
   std::vector<simgrid::s4u::Mailbox*> idle_;

@@ -2,6 +2,7 @@
 #include "algorithms/api/group.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include "core/errors.hpp"
@@ -16,27 +17,45 @@ std::uint64_t hash_ranks(std::span<const Rank> ranks) {
 }
 
 Group::Group(std::vector<Rank> members) : Group(Unique{}, std::move(members)) {
-  std::vector<Rank> sorted = members_;
+  std::vector<Rank> sorted = *members_;
   std::sort(sorted.begin(), sorted.end());
   DTS_ASSERT(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "a group lists a rank twice");
 }
 
-Group::Group(Unique, std::vector<Rank> members) : members_(std::move(members)), hash_(hash_ranks(members_)) {
-  const bool consecutive =
-      std::adjacent_find(members_.begin(), members_.end(), [](Rank a, Rank b) { return b != a + 1; }) == members_.end();
-  if (consecutive && !members_.empty()) first_ = members_.front();
+Group::Group(Unique, std::vector<Rank> members)
+    : Group(std::make_shared<const std::vector<Rank>>(std::move(members)), 0) {
+  hash_ = hash_ranks(*members_);
+}
+
+Group::Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash)
+    : members_(std::move(members)), hash_(hash) {
+  const std::vector<Rank>& m = *members_;
+  const bool consecutive = std::adjacent_find(m.begin(), m.end(), [](Rank a, Rank b) { return b != a + 1; }) == m.end();
+  if (consecutive && !m.empty()) first_ = m.front();
 }
 
 Group Group::range(Rank first, int n) {
+  // The last range asked for, kept (a process asks for one or two ranges, once per rank and call). A mutex:
+  // ranks of the MPI backend may build groups from threads.
+  static std::mutex mutex;
+  static std::shared_ptr<const std::vector<Rank>> last;
+  static std::uint64_t last_hash = 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (last && last->size() == static_cast<std::size_t>(n) && (n == 0 || last->front() == first)) {
+    return Group(last, last_hash);
+  }
   std::vector<Rank> m(static_cast<std::size_t>(n));
   std::iota(m.begin(), m.end(), first);
-  return Group(Unique{}, std::move(m));
+  Group g(Unique{}, std::move(m));
+  last = g.members_;
+  last_hash = g.hash_;
+  return g;
 }
 
 int Group::index_of(Rank world) const {
   if (first_ >= 0) return world >= first_ && world - first_ < size() ? world - first_ : -1;
-  const auto it = std::find(members_.begin(), members_.end(), world);
-  return it == members_.end() ? -1 : static_cast<int>(it - members_.begin());
+  const auto it = std::find(members_->begin(), members_->end(), world);
+  return it == members_->end() ? -1 : static_cast<int>(it - members_->begin());
 }
 
 }  // namespace dts

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -18,13 +19,17 @@ std::uint64_t hash_ranks(std::span<const Rank> ranks);
 class Group {
  public:
   explicit Group(std::vector<Rank> members);
-  // Ranks [first, first + n).
+  // Moving copies (the members are shared): a moved-from group stays whole.
+  Group(const Group&) = default;
+  Group& operator=(const Group&) = default;
+  // Ranks [first, first + n). The members of equal ranges are one list in the process (every rank of
+  // thousands builds the group of all ranks: a list each was quadratic in memory, issue 21).
   static Group range(Rank first, int n);
-  int size() const { return static_cast<int>(members_.size()); }
-  Rank world_rank(int index) const { return members_[static_cast<std::size_t>(index)]; }
+  int size() const { return static_cast<int>(members_->size()); }
+  Rank world_rank(int index) const { return (*members_)[static_cast<std::size_t>(index)]; }
   // Index of a world rank in the group; -1 if it is not a member. O(1) for a range of ranks.
   int index_of(Rank world) const;
-  std::span<const Rank> members() const { return members_; }
+  std::span<const Rank> members() const { return *members_; }
   // hash_ranks(members()), computed once: groups are reused call after call, and P members hashed by each of
   // P callers of every collective was quadratic at thousands of workers.
   std::uint64_t hash() const { return hash_; }
@@ -32,7 +37,8 @@ class Group {
  private:
   struct Unique {};  // members known to be distinct: no check
   Group(Unique, std::vector<Rank> members);
-  std::vector<Rank> members_;
+  Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash);
+  std::shared_ptr<const std::vector<Rank>> members_;  // never null; shared by copies and equal ranges
   std::uint64_t hash_ = 0;
   Rank first_ = -1;  // members are first_, first_ + 1, ... in order; -1: they are not
 };

@@ -21,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -145,14 +146,16 @@ template <class Msg>
 class InOrder {
  public:
   using MsgPtr = std::shared_ptr<Msg>;
-  explicit InOrder(int senders) : next_(static_cast<std::size_t>(senders), 0) {}
   // The next sequence number expected from `src`: messages below it have been handed on.
-  std::uint64_t expected(Rank src) const { return next_[static_cast<std::size_t>(src)]; }
+  std::uint64_t expected(Rank src) const {
+    const auto it = next_.find(src);
+    return it == next_.end() ? 0 : it->second;
+  }
   // Message `seq` from `src` arrives: deliver(msg) for it and for every held successor now in order, or
   // hold(msg) then keeps it if an earlier one is still on the way.
   template <class Hold, class Deliver>
   void arrive(Rank src, std::uint64_t seq, MsgPtr msg, Hold hold, Deliver deliver) {
-    auto& expected = next_[static_cast<std::size_t>(src)];
+    auto& expected = next_[src];  // a reference that inserting other senders leaves valid
     if (seq != expected) {
       hold(*msg);
       held_.emplace(std::make_pair(src, seq), std::move(msg));
@@ -168,7 +171,9 @@ class InOrder {
   }
 
  private:
-  std::vector<std::uint64_t> next_;                        // per sender
+  // Per sender that has sent: a destination hears from few of thousands of ranks (a table per sender at
+  // every destination was quadratic in memory, issue 21).
+  std::unordered_map<Rank, std::uint64_t> next_;
   std::map<std::pair<Rank, std::uint64_t>, MsgPtr> held_;  // arrived out of order
 };
 

@@ -89,6 +89,10 @@ double predict_s(const std::vector<std::pair<int, double>>& known, int workers) 
   return t1 * std::pow(static_cast<double>(workers) / p1, exponent);
 }
 
+double growth_exponent(int p0, double v0, int p1, double v1) {
+  return std::log(v1 / v0) / std::log(static_cast<double>(p1) / p0);
+}
+
 double predict_mb(const std::vector<std::pair<int, double>>& peaks, int workers) {
   if (peaks.empty()) return -1;
   return peaks.back().second * workers / peaks.back().first;
@@ -143,7 +147,8 @@ class StampRecorder final : public Recorder {
 
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
                           int workers, std::int64_t steps, const sim::RingSampling& rings) {
-  nlohmann::json a = {{"workers", workers}, {"batch_size", 32}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
+  constexpr long kImagenetTrain = 1'281'167, kBatch = 32;
+  nlohmann::json a = {{"workers", workers}, {"batch_size", kBatch}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree" || algo == "hypercube") {
     a["name"] = "allreduce_sgd";
     a["allreduce"] = algo;
@@ -154,12 +159,16 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
     a["name"] = algo == "gossip" ? "gossip_sgd" : algo;
   }
   const int ranks = algo == "async_sgd" ? workers + 1 : workers;
+  // ImageNet's 1,281,167 training samples are less than a batch per worker beyond 40,036 workers: there the
+  // (modeled) set has one batch per worker.
+  nlohmann::json data = {{"name", "imagenet"}, {"modeled", true}};
+  if (workers * kBatch > kImagenetTrain) data["train_samples"] = workers * kBatch;
   return {{"schema_version", 1},
           {"name", "bench_scale"},
           {"seed", 1},
           {"platform", scale::platform_json(platform, ranks)},
           {"model", {{"name", "resnet50"}, {"numerics", "modeled"}}},
-          {"data", {{"name", "imagenet"}, {"modeled", true}}},
+          {"data", data},
           {"algorithm", a},
           {"run",
            {{"steps", steps},
@@ -218,8 +227,8 @@ int run_scale(Options o) {
             << o.rings.sample_steps << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
-  std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %8s %14s\n", "algorithm", "platform", "fidelity", "workers",
-              "wall s/iter", "setup s", "peak MB", "simulated s/it");
+  std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %8s %14s  %s\n", "algorithm", "platform", "fidelity", "workers",
+              "wall s/iter", "setup s", "peak MB", "simulated s/it", "growth wall/MB");
   std::fflush(stdout);
   const LoadProbe probe;
   const double children0_s = children_cpu_s(), table0_s = scale::wall_now_s();
@@ -227,6 +236,7 @@ int run_scale(Options o) {
     for (const std::string& algo : o.algos)
       for (const std::string& fidelity : o.fidelities) {
         std::vector<std::pair<int, double>> known, peaks;  // (workers, wall s of one run / peak MB)
+        std::vector<std::pair<int, double>> per_iter;      // (workers, median wall s/iter)
         bool skipping = false;
         for (const int P : o.workers) {
           const double predicted = scale::predict_s(known, P), predicted_mb = scale::predict_mb(peaks, P);
@@ -252,13 +262,22 @@ int run_scale(Options o) {
             skipping = true;
             continue;
           }
+          // The growth exponents of wall s/iter and peak MB in the workers since the previous row ("-" on the first).
+          char sim_s[32], setup_s[32], growth[48] = "-";
+          const double per_iter_s = stats_of(wall).median, peak_mb = stats_of(peak).max;
+          if (!per_iter.empty() && per_iter.back().second > 0 && per_iter_s > 0) {
+            std::snprintf(growth, sizeof growth, "%.2f/%.2f",
+                          scale::growth_exponent(per_iter.back().first, per_iter.back().second, P, per_iter_s),
+                          scale::growth_exponent(peaks.back().first, peaks.back().second, P, peak_mb));
+          }
           known.emplace_back(P, spent / static_cast<double>(wall.size()));
-          peaks.emplace_back(P, stats_of(peak).max);
-          char sim_s[32], setup_s[32];
+          peaks.emplace_back(P, peak_mb);
+          per_iter.emplace_back(P, per_iter_s);
           std::snprintf(sim_s, sizeof sim_s, "%.6g", stats_of(sim).median);
           std::snprintf(setup_s, sizeof setup_s, "%.3g", stats_of(setup).median);
-          std::printf("%-20s %-8s %-10s %7d  %-26s %-10s %8s %14s\n", algo.c_str(), platform.c_str(), fidelity.c_str(),
-                      P, format_stats(stats_of(wall), 3).c_str(), setup_s, mb(stats_of(peak).max).c_str(), sim_s);
+          std::printf("%-20s %-8s %-10s %7d  %-26s %-10s %8s %14s  %s\n", algo.c_str(), platform.c_str(),
+                      fidelity.c_str(), P, format_stats(stats_of(wall), 3).c_str(), setup_s, mb(peak_mb).c_str(), sim_s,
+                      growth);
           std::fflush(stdout);
         }
       }

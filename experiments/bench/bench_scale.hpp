@@ -37,6 +37,9 @@ double predict_s(const std::vector<std::pair<int, double>>& known, int workers);
 double predict_mb(const std::vector<std::pair<int, double>>& peaks, int workers);
 bool memory_allows(double predicted_mb);
 
+// The exponent k of v ~ workers^k between two rows of a series: 1 grows like the workers, 2 like their square.
+double growth_exponent(int p0, double v0, int p1, double v1);
+
 struct SmpiOptions {
   std::vector<int> workers;
   std::vector<std::string> algos;      // ring, tree: the allreduce compared

@@ -2,7 +2,10 @@
 // No speed is asserted (the machine is shared; benches only measure, bench.hpp).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
@@ -67,6 +70,36 @@ TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, no SMP
     }
   }
   REQUIRE_THAT(out, !Catch::Contains("SMPI"));
+}
+
+TEST_CASE("dtsim bench scale: the growth exponents of wall s/iter and peak MB between rows", "[golden]") {
+  TempDir tmp;
+  const auto r = run_dtsim(
+      "bench scale --workers 16 32 --algos gossip --fidelity collective --platforms star --reps 1 --steps 2 --no-smpi",
+      tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  // "gossip star collective P median (min-max) setup MB simulated growth": the last word.
+  std::map<std::string, std::string> growth;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    if (w.size() >= 4 && w[0] == "gossip") growth[w[3]] = w.back();
+  }
+  REQUIRE(growth.at("16") == "-");
+  const std::string g = growth.at("32");
+  const auto slash = g.find('/');
+  REQUIRE(slash != std::string::npos);
+  // Two numbers (their values are the machine's: a shared one at that).
+  for (const std::string& e : {g.substr(0, slash), g.substr(slash + 1)}) {
+    std::size_t used = 0;
+    REQUIRE(std::isfinite(std::stod(e, &used)));
+    REQUIRE(used == e.size());
+  }
 }
 
 TEST_CASE("dtsim bench scale --quick --smpi: SMPI beside; --smpi with --no-smpi is an input error", "[golden]") {

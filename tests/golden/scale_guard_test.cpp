@@ -3,7 +3,7 @@
 // the code gave before the optimizations (recorded with commit 02684bd; the trees, and gossip's final tree
 // allreduce, re-recorded when the binomial broadcast began to serve a parent's children one after the other;
 // the collective rings of 96 workers when rings beyond the flow budget became sampled: the star's moved
-// from 6e-7 under the message version's time to 7e-10).
+// from 6e-7 under the message version's time to 7e-10; 1024 workers added for issue 21).
 // A speed change that moves simulated time, even in the last bit (a changed order of same-time events, a
 // changed sum), fails here.
 #include <catch2/catch.hpp>
@@ -60,6 +60,9 @@ TEST_CASE("simulated time is bit for bit what it was before the speed work", "[g
       {"star", "gossip", "collective", 24, 2.772905333752172},
       {"fat_tree", "async_sgd", "message", 24, 3.012426005745079},
       {"fat_tree", "easgd_async", "message", 24, 2.34245705598742},
+      // Issue 21 (recorded with commit e787d76, before the per-worker tables and lists shrank): 1024 workers.
+      {"star", "ring", "collective", 1024, 10.157122507126024},
+      {"star", "gossip", "collective", 1024, 3.643113431195473},
   }));
   TempDir tmp;
   dts::test::write_json(tmp / "exp.json", guard_experiment(c.platform, c.algo, c.fidelity, c.workers));

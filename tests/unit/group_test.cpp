@@ -32,5 +32,20 @@ TEST_CASE("Group::hash: the members in order, however the group was built", "[gr
   CHECK(Group::range(0, 3).hash() != Group::range(0, 4).hash());
 }
 
+TEST_CASE("Group::range: equal ranges share one list of members; a moved-from group stays whole", "[group]") {
+  Group a = Group::range(0, 1000);
+  const Group b = Group::range(0, 1000);
+  CHECK(a.members().data() == b.members().data());  // every rank's group of all ranks: one list, not P
+  const Group other = Group::range(1, 1000);
+  CHECK(other.members().data() != a.members().data());
+  CHECK(other.world_rank(0) == 1);
+  CHECK(Group::range(0, 999).size() == 999);
+  CHECK(Group::range(0, 999).hash() == Group(std::vector<Rank>(b.members().begin(), b.members().end() - 1)).hash());
+  const Group moved = std::move(a);
+  CHECK(moved.size() == 1000);
+  CHECK(a.size() == 1000);  // NOLINT(bugprone-use-after-move): the point of the check
+  CHECK(a.index_of(999) == 999);
+}
+
 }  // namespace
 }  // namespace dts
