@@ -73,7 +73,9 @@ std::string check(const json& all) {
   const json& r0 = all[0];
   const json& r1 = all[1];
   if (r0["pending"][0] != "peer failed" || r0["pending"][1] != 1) return "the pending receive from rank 1";
-  if (r0["pending"][2].get<double>() < 0.3) return "the pending receive completed before the failure";
+  // Rank 1 fails 0.3 s after its comm's start; the ranks' clocks start apart (each at its own comm's creation, a
+  // few ms apart under a sanitizer and load: 0.297 s was seen), so half of it tells "at the failure" from "at once".
+  if (r0["pending"][2].get<double>() < 0.15) return "the pending receive completed before the failure";
   if (r0["before"] != "ok") return "the message sent before the failure";
   if (r0["later"] != "peer failed") return "a receive posted after the failure";
   if (r0["any"] != json({"peer failed", 1})) return "a receive from {1, 2}";
