@@ -133,7 +133,8 @@ TEST_CASE("realexec: a failed mpca worker leaves the others running on MPI, as o
   REQUIRE(lost != events.end());
   CHECK((*lost)["worker"] == 2);
   CHECK((*lost)["workers_left"] == 2);
-  CHECK((*lost)["at_s"].get<double>() >= 0.005);
+  // (Not its time against at_s: the event is stamped with the driver's clock, the failure with rank 2's, and the
+  // ranks' clocks start a few ms apart.)
   CHECK(s["test_accuracy"].get<double>() > 0.5);
   // ranks.csv: rank,steps,idle_s,waited_s. The survivors take every step; the failed worker stopped short.
   std::istringstream in(dts::test::slurp(tmp / "mpi" / "ranks.csv"));
