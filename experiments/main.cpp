@@ -9,6 +9,7 @@
 #include "experiments/list.hpp"
 #include "experiments/runner/run.hpp"
 #ifdef DTS_WITH_SIM
+#include "experiments/calibrate/calibrate_run.hpp"
 #include "experiments/runner_sim/sim_input.hpp"
 #include "experiments/sweep/sweep_run.hpp"
 #endif
@@ -23,6 +24,19 @@ std::string hang_timeout_check(const std::string& text) {
     return "expected a number of seconds in (0, 1e7], got " + dts::echo(text);
   }
   return "";
+}
+
+// SimGrid's own --cfg=... and --log=..., passed through `cmd` to every engine it starts; any other extra
+// argument is an input error (false, after the message).
+bool take_simgrid_args(const CLI::App& cmd, std::vector<std::string>& out) {
+  for (const auto& extra : cmd.remaining()) {
+    if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
+      std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
+      return false;
+    }
+    out.push_back(extra);
+  }
+  return true;
 }
 
 }  // namespace
@@ -72,6 +86,16 @@ int main(int argc, char** argv) {
   sweep_cmd->add_flag("--collate", sweep.collate, "write the table of a finished sweep (after --shard runs)");
   sweep_cmd->add_flag("--check", sweep.check, "read the sweep and check every point's experiment, run nothing");
   sweep_cmd->allow_extras();  // --cfg=... / --log=... for every point
+
+  dts::exp::CalibrateOptions calibrate;
+  CLI::App* calibrate_cmd =
+      app.add_subcommand("calibrate", "fit a platform's free parameters to calibration targets (a calibration file)");
+  calibrate_cmd->add_option("calibration", calibrate.file, "calibration JSON file")->required();
+  calibrate_cmd->add_option("--out", calibrate.out, "the fitted platform file (default: the file's output key)");
+  calibrate_cmd->add_flag("--force", calibrate.force, "replace --out if dtsim calibrate wrote it (never another file)");
+  calibrate_cmd->add_option("--keep-runs", calibrate.keep_runs, "a new directory to keep every evaluation's runs in");
+  calibrate_cmd->add_flag("--check", calibrate.check, "read the file and check every target's run, fit nothing");
+  calibrate_cmd->allow_extras();  // --cfg=... / --log=... for every run
 #endif
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms, models, data sets, platforms and devices");
 
@@ -93,28 +117,18 @@ int main(int argc, char** argv) {
       if (*b.app) return b.run();
     }
 #ifdef DTS_WITH_SIM
-    if (*sweep_cmd) {
-      for (const auto& extra : sweep_cmd->remaining()) {
-        if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
-          std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
-          return 2;
-        }
-        sweep.simgrid_args.push_back(extra);
-      }
-      return dts::exp::run_sweep(sweep);
+    if (*sweep_cmd) return take_simgrid_args(*sweep_cmd, sweep.simgrid_args) ? dts::exp::run_sweep(sweep) : 2;
+    if (*calibrate_cmd) {
+      return take_simgrid_args(*calibrate_cmd, calibrate.simgrid_args) ? dts::exp::run_calibration(calibrate) : 2;
     }
 #endif
-    for (const auto& extra : run_cmd->remaining()) {
-      if (extra.rfind("--cfg=", 0) != 0 && extra.rfind("--log=", 0) != 0) {
-        std::cerr << "input error: unknown argument " << dts::echo(extra) << '\n';
-        return 2;
-      }
+    if (!take_simgrid_args(*run_cmd, run.simgrid_args)) return 2;
+    for (const auto& extra : run.simgrid_args) {
       if (extra.rfind("--cfg=tracing/filename", 0) == 0) {
         std::cerr << "input error: " << dts::echo(extra)
                   << ": dtsim writes the trace into each variant's result directory (simgrid.trace)\n";
         return 2;
       }
-      run.simgrid_args.push_back(extra);
     }
     return run.backend == "mpi" ? dts::exp::run_experiment_mpi(run) : dts::exp::run_experiment(run);
   } catch (const dts::InputError& e) {

@@ -232,6 +232,7 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     }
   }
   r.resolved()["simgrid_config"] = p.simgrid_config;
+  if (r.has("calibration")) r.raw("calibration");  // what `dtsim calibrate` fitted: a record, not a setting
   r.finish();
   p.resolved = r.resolved();
   p.resolved["device_resolved"] = device_json(p.device);
