@@ -138,6 +138,7 @@ enum : Tag {
   // column's above (scatter, reduce, start, complete, done, config; bidmach::dim_tags).
   kBidmachHigherDims,
   kBidmachHigherDimsEnd = kBidmachHigherDims + 12,
+  kMicrobench,  // microbench (issue 19): a pair's messages
 };
 }  // namespace tags
 

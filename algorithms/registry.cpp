@@ -31,6 +31,7 @@ AlgorithmSpec mpca_spec();
 AlgorithmSpec sparknet_avg_spec();
 AlgorithmSpec easgd_driver_spec();
 AlgorithmSpec ps_sharded_spec();
+AlgorithmSpec microbench_spec();
 
 namespace {
 const std::vector<AlgorithmSpec>& registry() {
@@ -41,7 +42,7 @@ const std::vector<AlgorithmSpec>& registry() {
       gossip_pull_spec(),   gossip_push_spec(), gosgd_spec(),          no_comm_spec(),
       gossipgrad_spec(),    agd_spec(),         ps_sync_spec(),        ps_async_spec(),
       bidmach_grid_spec(),  mpca_spec(),        sparknet_avg_spec(),   easgd_driver_spec(),
-      ps_sharded_spec(),
+      ps_sharded_spec(),    microbench_spec(),
   };
   return specs;
 }
