@@ -16,6 +16,7 @@
 #include "algorithms/api/wait_log.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/link_load.hpp"
+#include "sim/message_costs.hpp"
 #include "sim/scenario_sim.hpp"
 #include "sim/sim_comm.hpp"
 
@@ -58,10 +59,12 @@ SimOutcome run_simulation(const SimJob& job) {
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
+  check_message_costs_fidelity(job.platform, job.fidelity == Fidelity::kCollective);
   const std::vector<sg4::Host*> hosts = build_platform(job.platform, job.ranks, job.workers);
   TimeAccount account;
   account.set_sink(job.spans);
-  SimWorld world(hosts, &account);
+  MessageCosts costs(job.platform, job.seed);
+  SimWorld world(hosts, &account, costs.active() ? &costs : nullptr);
   std::optional<LinkLoadProbe> link_load;
   if (job.spans != nullptr) link_load.emplace(*job.spans);
   std::unique_ptr<CollectiveSim> collectives;

@@ -23,6 +23,7 @@ struct SimJob {
   int ranks = 1;
   int workers = 1;
   std::int64_t steps = 1;
+  std::uint64_t seed = 42;                 // the experiment's: draws the platform's message_noise
   Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
   RingSampling rings;                      // collective fidelity: how ring collectives are timed
   RankMain main;

@@ -112,6 +112,8 @@ void read_node(ConfigReader& r, PlatformSpec& p, const std::string& catalog) {
     node.pcie_bandwidth_bps = n.number("pcie_bandwidth_bps", 96e9, 1e3, 1e15);
     node.pcie_latency_s = n.number("pcie_latency_s", 1e-6, 0, 10);
     node.data_on_cpu = n.boolean("data_on_cpu", true);
+    node.copy = read_copy_model(n);
+    if (node.copy.given && !node.cpu) n.fail("copy", "copies go through a node CPU's memory; this node has none");
     n.finish();
     r.resolved()["node"] = n.resolved();
     p.node = node;
@@ -214,6 +216,8 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     pl.fail("master", "the platform's nodes have no CPU host; use \"device0\"");
   }
 
+  p.message_overhead = read_message_overhead(r);
+  p.message_noise = read_message_noise(r);
   p.network_model = r.choice("network_model", preset ? "CM02" : "LV08", {"LV08", "CM02", "SMPI", "IB"});
   if (preset) p.simgrid_config["network/crosstraffic"] = "0";  // pure alpha-beta: no reverse ACK flow
   if (r.has("simgrid_config")) {

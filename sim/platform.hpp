@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/device.hpp"
+#include "sim/message_cost_spec.hpp"
 
 namespace dts::sim {
 
@@ -26,6 +27,7 @@ struct NodeSpec {
   double pcie_bandwidth_bps = 96e9;  // per direction, each link
   double pcie_latency_s = 1e-6;      // each link
   bool data_on_cpu = true;           // the training data is in the CPU's memory: a device copies each minibatch
+  CopyModel copy;                    // the CPU's copies to and from the devices (sim/message_cost_spec.hpp)
 };
 
 // One chip split into `groups` sub-hosts (papers/easgd_hpc.md §5.8, T8), each with 1 / groups of the chip's
@@ -71,9 +73,11 @@ struct PlatformSpec {
   std::string sharing = "split_duplex";               // split_duplex | shared | fatpipe
   std::string network_model = "LV08";                 // SimGrid network/model: LV08 | CM02 | SMPI | IB
   std::map<std::string, std::string> simgrid_config;  // extra --cfg items, e.g. network/latency-factor
-  std::string xml_file;                               // topology "xml": absolute path
-  std::string origin;                                 // "file:/json/path" of the object, for messages
-  nlohmann::json resolved;                            // what was read, defaults filled in
+  MessageOverhead message_overhead;                   // host-side costs of messages (sim/message_cost_spec.hpp)
+  MessageNoise message_noise;
+  std::string xml_file;     // topology "xml": absolute path
+  std::string origin;       // "file:/json/path" of the object, for messages
+  nlohmann::json resolved;  // what was read, defaults filled in
 };
 
 // Reads a platform object; relative paths (xml, catalogs) resolve against `base_dir`. An object with a "base"

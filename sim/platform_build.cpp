@@ -7,6 +7,7 @@
 #include <xbt/config.hpp>
 
 #include "core/config_reader.hpp"
+#include "sim/message_costs.hpp"
 #include "sim/platform.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -101,6 +102,10 @@ class Builder {
       root = n.cpu->get_netpoint();
       if (node.data_on_cpu) {
         for (auto* d : n.devices) d->set_property(kDataHost, n.cpu->get_name());
+      }
+      for (auto* d : n.devices) {
+        d->set_property(kNodeCpuProperty, n.cpu->get_name());
+        if (node.copy.given) d->set_property(kCopyProperty, copy_property(node.copy, node.cpu->cores));
       }
     } else {
       root = zone->create_router(name + "-root");

@@ -1,6 +1,7 @@
 // SimCompute: the Trainer's kernels (real numerics) plus device-model charging.
 #include "sim/sim_compute.hpp"
 
+#include "sim/message_costs.hpp"
 #include "sim/time_account.hpp"
 
 #include <algorithm>
@@ -36,6 +37,7 @@ void SimCompute::charge(double seconds) {
 void SimCompute::copy_batch() {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
+    charge_batch_copy(host_, data_host_, batch_bytes_);  // the copy call (and staging) on the CPU, if modeled
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
 }

@@ -5,13 +5,15 @@
 
 #include "algorithms/rules/vector_ops.hpp"
 #include "sim/actor_stack.hpp"
+#include "sim/message_costs.hpp"
 #include "sim/time_account.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimWorld::SimWorld(std::vector<sg4::Host*> hosts, TimeAccount* time_account) : time_account_(time_account) {
+SimWorld::SimWorld(std::vector<sg4::Host*> hosts, TimeAccount* time_account, MessageCosts* costs)
+    : time_account_(time_account), costs_(costs) {
   boxes_.reserve(hosts.size());
   for (sg4::Host* h : hosts) {
     Box& b = boxes_.emplace_back();
@@ -32,6 +34,16 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
                                              const SendOptions& opts) {
   DTS_ASSERT(dst >= 0 && dst < size(), "send to a rank outside the world");
   if (boxes_[static_cast<std::size_t>(src)].failed) throw RankGone{};
+  // The sender's host-side cost comes first: the send starts once the caller has paid it.
+  MessageCharge charge;
+  if (costs_ != nullptr) {
+    charge = costs_->charge(src, boxes_[static_cast<std::size_t>(src)].sends, host(src), host(dst),
+                            static_cast<double>(bytes), opts.blocking);
+    const TimeAccount::Scope paying(time_account_, transfer_category(host(src), host(dst)));
+    charge.sender.pay();
+    if (boxes_[static_cast<std::size_t>(src)].failed) throw RankGone{};
+  }
+  ++boxes_[static_cast<std::size_t>(src)].sends;
   if (boxes_[static_cast<std::size_t>(dst)].failed) {
     auto op = std::make_shared<OpState>();
     op->owner = src;
@@ -62,8 +74,9 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   sg4::Host* dst_host = host(dst);
   op->trace = msg->trace = time_account_ != nullptr ? time_account_->trace_send(src_host, dst_host) : nullptr;
   // The courier carries the message over the modeled network, then hands it to the destination.
-  start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes] {
+  start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes, charge] {
     if (src_host != dst_host) wires_.carry(src_host, dst_host, bytes);
+    if (!boxes_[static_cast<std::size_t>(dst)].failed) charge.receiver.pay();  // the receiver's host-side cost
     TimeAccount::arrived(msg->trace.get());
     if (boxes_[static_cast<std::size_t>(dst)].failed) {
       op->source = dst;  // the peer that failed, for the error that names it

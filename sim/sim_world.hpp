@@ -24,6 +24,7 @@ namespace dts::sim {
 
 struct FlowTrace;  // sim/time_account.hpp
 class TimeAccount;
+class MessageCosts;  // sim/message_costs.hpp
 
 // One posted operation; shared by its Request and, while pending, by the world.
 struct OpState {
@@ -44,8 +45,10 @@ struct RankGone {};
 
 class SimWorld {
  public:
-  // `time_account`: where the simulation's time goes (null: not accounted); outlives the world.
-  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts, TimeAccount* time_account = nullptr);
+  // `time_account`: where the simulation's time goes (null: not accounted); `costs`: the host-side costs of
+  // messages (null: none). Both outlive the world.
+  explicit SimWorld(std::vector<simgrid::s4u::Host*> hosts, TimeAccount* time_account = nullptr,
+                    MessageCosts* costs = nullptr);
   TimeAccount* time_account() const { return time_account_; }
   int size() const { return static_cast<int>(boxes_.size()); }
   simgrid::s4u::Host* host(Rank r) const { return boxes_[static_cast<std::size_t>(r)].host; }
@@ -108,6 +111,7 @@ class SimWorld {
     std::unordered_map<Rank, std::uint64_t> next_seq_out;  // per destination sent to (few of thousands)
     std::vector<std::shared_ptr<Message>> early;           // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
+    std::uint64_t sends = 0;  // messages posted so far: the index of the next one (its noise draw)
     bool failed = false;
   };
   OpState* early_receive(Rank src, Rank dst, const Message& msg);
@@ -119,6 +123,7 @@ class SimWorld {
   std::vector<Box> boxes_;
   Wires wires_;
   TimeAccount* time_account_;
+  MessageCosts* costs_;
   std::uint64_t messages_ = 0;
   std::shared_ptr<SnapshotPool> pool_ = std::make_shared<SnapshotPool>();  // shared: messages may outlive the world
 };

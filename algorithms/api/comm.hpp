@@ -27,6 +27,9 @@ struct SendOptions {
   // The round of the exchange the message belongs to (algorithms/api/matching.hpp): only a receive of the
   // same round takes it, and Comm::drop_stale discards it once its round is given up.
   Round round = 0;
+  // The caller waits for the send at once (Comm::send sets it): the simulator charges a blocking send's
+  // overhead rather than a non-blocking one's (SMPI's smpi/os vs smpi/ois; sim/message_cost_spec.hpp).
+  bool blocking = false;
 };
 
 struct RecvOptions {
@@ -87,7 +90,11 @@ class Comm {
   virtual Round max_round() const { return ~Round{0}; }
 
   // Blocking forms.
-  void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) { isend(dst, tag, data, opts).wait_ok(); }
+  void send(Rank dst, Tag tag, ConstSlice data, const SendOptions& opts = {}) {
+    SendOptions blocking = opts;
+    blocking.blocking = true;
+    isend(dst, tag, data, blocking).wait_ok();
+  }
   void recv(Rank src, Tag tag, Slice data) { irecv(src, tag, data).wait_ok(); }
 
  private:

@@ -32,6 +32,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.ranks = plan.ranks;
   job.workers = plan.workers;
   job.steps = plan.steps;
+  job.seed = plan.seed;
   job.fidelity = in.fidelity;
   job.rings = in.rings;
   job.main = plan.main;

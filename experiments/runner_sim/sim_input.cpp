@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "sim/message_costs.hpp"
 #include "sim/preflight.hpp"
 
 namespace dts::exp {
@@ -59,6 +60,7 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
       throw InputError(p.scenario->where + "/failures",
                        "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
     }
+    sim::check_message_costs_fidelity(in.platform, in.fidelity == sim::Fidelity::kCollective);
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
     if (checked.insert(key).second) sim::check_platform(in.platform, p.ranks, p.workers, simgrid_args, *p.scenario);

@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/message_costs.hpp"
 #include "tests/support/isolated.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -27,14 +28,15 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
 }
 
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body, sim::Fidelity fidelity,
-                        sim::RingSampling rings) {
+                        sim::RingSampling rings, std::uint64_t seed) {
   return run_isolated([&] {
     int argc = 2;
     char arg0[] = "test", arg1[] = "--log=root.thres:critical";
     char* argv[] = {arg0, arg1, nullptr};
     sg4::Engine engine(&argc, argv);
     const auto hosts = sim::build_platform(spec, ranks);
-    sim::SimWorld world(hosts);
+    sim::MessageCosts costs(spec, seed);
+    sim::SimWorld world(hosts, nullptr, costs.active() ? &costs : nullptr);
     std::unique_ptr<sim::CollectiveSim> collectives;
     if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, rings);
     nlohmann::json out;

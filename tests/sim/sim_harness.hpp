@@ -21,8 +21,9 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
 using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nlohmann::json& out)>;
 // out["rank"][r] is rank r's output object; out["end_s"] the simulated end time, out["messages"] the
 // messages sent, out["host"] what the simulation cost on this machine: "wall_s" (engine.run() alone) and
-// "max_rss_kb"; drop it before comparing runs.
+// "max_rss_kb"; drop it before comparing runs. `seed`: the experiment's, for the platform's message_noise.
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
-                        sim::Fidelity fidelity = sim::Fidelity::kMessage, sim::RingSampling rings = {});
+                        sim::Fidelity fidelity = sim::Fidelity::kMessage, sim::RingSampling rings = {},
+                        std::uint64_t seed = 42);
 
 }  // namespace dts::test

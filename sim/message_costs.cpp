@@ -1,0 +1,121 @@
+// MessageCosts: who pays which host-side cost of a message, and the CPU executions that charge it.
+#include "sim/message_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/rng.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dts::sim {
+
+std::string copy_property(const CopyModel& copy, int cpu_cores) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%.17g %.17g %d", copy.call_latency_s,
+                copy.pageable ? copy.staging_bandwidth_Bps : 0.0, cpu_cores);
+  return text;
+}
+
+void HostCharge::pay() const {
+  if (seconds <= 0) return;
+  if (on == nullptr) {
+    sg4::this_actor::sleep_for(seconds);
+    return;
+  }
+  // One core: a SimGrid core where the host has several; where it has one standing for the whole chip (as
+  // dtsim builds them), 1 / cores of it, the execution bounded to that rate so that it takes `seconds` alone
+  // and leaves the rest of the chip to the compute beside it.
+  const double core_flops = on->get_core_count() > 1 ? on->get_speed() : on->get_speed() / std::max(1, cores);
+  sg4::ExecPtr exec = sg4::this_actor::exec_init(seconds * core_flops);
+  exec->set_host(on);
+  exec->set_bound(core_flops);
+  exec->start();
+  exec->wait();
+}
+
+MessageCosts::MessageCosts(const PlatformSpec& spec, std::uint64_t seed)
+    : spec_(spec),
+      overhead_(spec.message_overhead),
+      noise_(spec.message_noise),
+      copy_(spec.node ? spec.node->copy : CopyModel{}),
+      seed_(seed) {}
+
+const MessageCosts::End& MessageCosts::end(sg4::Host* host) {
+  auto [it, fresh] = ends_.try_emplace(host);
+  End& e = it->second;
+  if (!fresh) return e;
+  const char* node = host->get_property("dts_node");
+  e.node = node != nullptr ? node : host->get_name();
+  const char* role = host->get_property("dts_role");
+  const bool device = role != nullptr && std::strcmp(role, "device") == 0;
+  if (const char* cpu = host->get_property(kNodeCpuProperty)) {
+    e.device_with_cpu = true;
+    e.cpu = sg4::Host::by_name(cpu);
+    e.cores = spec_.node->cpu->cores;
+  } else if (device && spec_.node && !spec_.node->cpu) {
+    e.cpu = nullptr;  // a device of a self-hosted node: a delay
+  } else {
+    e.cpu = host;
+    e.cores = device_of_host(spec_, host).cores;
+  }
+  return e;
+}
+
+MessageCharge MessageCosts::charge(Rank src, std::uint64_t index, sg4::Host* src_host, sg4::Host* dst_host,
+                                   double bytes, bool blocking) {
+  MessageCharge c;
+  if (src_host == dst_host) return c;
+  const End& s = end(src_host);
+  const End& d = end(dst_host);
+  double send_f = 1, recv_f = 1;
+  if (noise_.given && noise_.sigma > 0) {
+    Rng rng(seed_, static_cast<std::uint64_t>(src), fnv1a_step(stream_id("message_noise"), index));
+    const double shift = noise_.sigma * noise_.sigma / 2;  // E[exp(sigma z)] = exp(sigma^2 / 2)
+    send_f = std::exp(noise_.sigma * rng.normal() - shift);
+    recv_f = std::exp(noise_.sigma * rng.normal() - shift);
+  }
+  if (s.node == d.node && (s.device_with_cpu || d.device_with_cpu)) {  // a copy inside the node
+    const End& dev = s.device_with_cpu ? s : d;
+    const double t = s.device_with_cpu && d.device_with_cpu ? copy_.call_latency_s : copy_.seconds(bytes);
+    c.sender = {dev.cpu, dev.cores, t * send_f};
+    return c;
+  }
+  double send_s = overhead_s(blocking ? overhead_.send : overhead_.isend, bytes);
+  double recv_s = overhead_s(overhead_.recv, bytes);
+  if (s.device_with_cpu) send_s += copy_.seconds(bytes);  // staged out of the device through host memory
+  if (d.device_with_cpu) recv_s += copy_.seconds(bytes);
+  c.sender = {s.cpu, s.cores, send_s * send_f};
+  c.receiver = {d.cpu, d.cores, recv_s * recv_f};
+  return c;
+}
+
+void charge_batch_copy(const sg4::Host* device, sg4::Host* cpu, double bytes) {
+  const char* text = device->get_property(kCopyProperty);
+  if (text == nullptr) return;
+  char* next = nullptr;
+  CopyModel copy;
+  copy.call_latency_s = std::strtod(text, &next);
+  copy.staging_bandwidth_Bps = std::strtod(next, &next);
+  copy.pageable = copy.staging_bandwidth_Bps > 0;
+  const int cores = static_cast<int>(std::strtol(next, nullptr, 10));
+  HostCharge{cpu, cores, copy.seconds(bytes)}.pay();
+}
+
+void check_message_costs_fidelity(const PlatformSpec& spec, bool collective_fidelity) {
+  if (!collective_fidelity) return;
+  const char* key = spec.message_overhead.given          ? "message_overhead"
+                    : spec.message_noise.given           ? "message_noise"
+                    : spec.node && spec.node->copy.given ? "node/copy"
+                                                         : nullptr;
+  if (key != nullptr) {
+    throw ConfigError(spec.origin + "/" + key,
+                      "host-side message costs need run.fidelity \"message\": the collective fidelity runs no "
+                      "messages to charge them to");
+  }
+}
+
+}  // namespace dts::sim
