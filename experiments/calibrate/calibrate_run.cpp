@@ -110,6 +110,7 @@ std::vector<Run> runs_of(const Calibration& c) {
 json candidate(const Calibration& c, const std::vector<double>& values, const std::string& base) {
   json j = json::object();
   j["base"] = base;
+  for (const auto& [key, value] : c.fixed) j[json::json_pointer(key)] = value;
   for (std::size_t i = 0; i < c.parameters.size(); ++i) j[json::json_pointer(c.parameters[i].key)] = values[i];
   return j;
 }
@@ -276,7 +277,10 @@ json record(const Calibration& c, const Evaluation& best, const SimplexResult& f
     if (!t.sets.empty()) tj["set"] = t.sets;
     targets.push_back(tj);
   }
+  json fixed = json::object();
+  for (const auto& [key, value] : c.fixed) fixed[key] = value;
   return {{"by", kBy},
+          {"fixed", fixed},
           {"calibration_file", fs::absolute(c.file).lexically_normal().lexically_relative(from).string()},
           {"name", c.name},
           {"parameters", params},

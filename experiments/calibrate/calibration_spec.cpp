@@ -20,9 +20,10 @@ std::string beside(const std::string& file, const std::string& path) {
 }
 
 // A pointer to a member of an object: "/a/b", no array index on the way (the fitted file is a merge patch over
-// the platform, and a merge patch replaces arrays whole), every parent an object where the platform has it.
+// the platform, and a merge patch replaces arrays whole), every parent an object where the platform has it, and
+// (`number`) a number there if the platform has it.
 void check_pointer(const ConfigReader& r, const std::string& key, const std::string& ptr, const nlohmann::json& plat,
-                   const std::string& what) {
+                   const std::string& what, bool number = true) {
   nlohmann::json::json_pointer p;
   try {
     p = nlohmann::json::json_pointer(ptr);
@@ -49,7 +50,7 @@ void check_pointer(const ConfigReader& r, const std::string& key, const std::str
     if (!at->contains(parts[i])) return;  // absent: the fitted value adds it
     at = &(*at)[parts[i]];
   }
-  if (!at->is_number()) r.fail(key, walked + " is not a number in the " + what);
+  if (number && !at->is_number()) r.fail(key, walked + " is not a number in the " + what);
 }
 
 }  // namespace
@@ -100,6 +101,18 @@ Calibration read_calibration(const std::string& file) {
     fp.start = p.number("start", mid, fp.min, fp.max);
     p.finish();
     c.parameters.push_back(fp);
+  }
+
+  if (r.has("fixed")) {
+    const auto& fixed = r.raw("fixed");
+    if (!fixed.is_object()) r.fail("fixed", "expected an object of JSON pointer: value");
+    for (const auto& [k, v] : fixed.items()) {
+      check_pointer(r, "fixed/" + k, k, c.platform_j, "platform file", false);
+      for (const auto& p : c.parameters) {
+        if (p.key == k) r.fail("fixed/" + k, "is also a fitted parameter");
+      }
+      c.fixed.emplace_back(k, v);
+    }
   }
 
   auto targets = r.items("targets");

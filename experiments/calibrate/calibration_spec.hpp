@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,9 @@ struct Calibration {
   nlohmann::json platform_j;  // its contents
   std::string output;         // the fitted platform file ("": --out gives it)
   std::vector<FreeParameter> parameters;
+  // Platform values set as they are, not fitted (a model choice such as "/node/copy/pageable": true): JSON
+  // pointer -> value, applied with the fitted ones.
+  std::vector<std::pair<std::string, nlohmann::json>> fixed;
   std::vector<CalibrationTarget> targets;
   int max_evaluations = 150;
   double tolerance = 1e-4;  // on each parameter's [0, 1] scale

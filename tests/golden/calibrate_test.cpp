@@ -60,6 +60,7 @@ json calibration(double target) {
   return {{"name", "latency"},
           {"platform", "plat.json"},
           {"parameters", {{{"key", "/link_latency_s"}, {"min", 1e-6}, {"max", 1e-2}, {"start", 1e-5}}}},
+          {"fixed", {{"/sharing", "split_duplex"}}},
           {"targets",
            {{{"name", "time"},
              {"experiment", "exp.json"},
@@ -94,7 +95,9 @@ TEST_CASE("dtsim calibrate recovers a link latency from the run it produced, and
   REQUIRE(r.code == 0);
   CHECK_THAT(r.err, Contains("[calibrate latency] evaluation 1/150"));
   const json fitted = json::parse(slurp(out));
-  CHECK(fitted["base"] == "plat.json");  // a patch over the platform it was fitted from
+  CHECK(fitted["base"] == "plat.json");        // a patch over the platform it was fitted from
+  CHECK(fitted["sharing"] == "split_duplex");  // fixed, not fitted
+  CHECK(fitted["calibration"]["fixed"]["/sharing"] == "split_duplex");
   CHECK(fitted["link_latency_s"].get<double>() == Approx(7e-4).epsilon(2e-3));
   const json& rec = fitted["calibration"];
   CHECK(rec["by"] == "dtsim calibrate");
@@ -138,6 +141,9 @@ TEST_CASE("dtsim calibrate refuses bad calibration files and foreign outputs, wr
   c = calibration(1.0);
   c["parameters"][0]["key"] = "/device/peak_flops/x";
   refused(c, out, "/device/peak_flops is not an object");
+  c = calibration(1.0);
+  c["fixed"] = {{"/link_latency_s", 1}};
+  refused(c, out, "cal.json:/fixed//link_latency_s: is also a fitted parameter");
   c = calibration(1.0);
   c["parameters"][0]["max"] = 1e-6;
   refused(c, out, "cal.json:/parameters/0/max: must be greater than min");
