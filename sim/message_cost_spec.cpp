@@ -90,7 +90,8 @@ CopyModel read_copy_model(ConfigReader& node) {
   c.given = true;
   c.call_latency_s = r.number("call_latency_s", 0, 0, kMaxPerMessageS);
   c.pageable = r.boolean("pageable", false);
-  if (c.pageable) {
+  c.batch_pageable = r.boolean("batch_pageable", c.pageable);
+  if (c.pageable || c.batch_pageable) {
     c.staging_bandwidth_Bps = r.require_number("staging_bandwidth_Bps", 1e3, 1e15);
   } else if (r.has("staging_bandwidth_Bps")) {
     c.staging_bandwidth_Bps = r.number("staging_bandwidth_Bps", 0, 1e3, 1e15);  // kept for a fit to switch on

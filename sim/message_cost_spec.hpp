@@ -42,6 +42,9 @@ struct CopyModel {
   double call_latency_s = 0;          // per copy call (driver overhead), CPU time
   bool pageable = false;              // host buffers are pageable: staged through a pinned buffer
   double staging_bandwidth_Bps = 0;   // the staging copy's rate (bytes/s), CPU time; used when pageable
+  // The minibatches' host buffers (default: as `pageable`). Caffe's data layer prefetches into pinned memory
+  // (cudaMallocHost) while a master's parameters may live in ordinary (pageable) memory.
+  bool batch_pageable = false;
   double seconds(double bytes) const  // one call moving `bytes` between host memory and a device
   {
     return call_latency_s + (pageable ? bytes / staging_bandwidth_Bps : 0.0);

@@ -16,7 +16,7 @@ namespace dts::sim {
 std::string copy_property(const CopyModel& copy, int cpu_cores) {
   char text[96];
   std::snprintf(text, sizeof text, "%.17g %.17g %d", copy.call_latency_s,
-                copy.pageable ? copy.staging_bandwidth_Bps : 0.0, cpu_cores);
+                copy.batch_pageable ? copy.staging_bandwidth_Bps : 0.0, cpu_cores);
   return text;
 }
 

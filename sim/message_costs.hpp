@@ -26,7 +26,7 @@ namespace dts::sim {
 
 inline constexpr const char* kNodeCpuProperty = "dts_node_cpu";  // device property: its node's CPU host
 inline constexpr const char* kCopyProperty = "dts_copy";         // device property: copy_property()'s text
-// "call_latency_s staging_Bps cpu_cores" (staging 0: pinned memory), exact to the last bit.
+// "call_latency_s staging_Bps cpu_cores" of the minibatch copy (staging 0: pinned memory), exact to the last bit.
 std::string copy_property(const CopyModel& copy, int cpu_cores);
 
 // CPU work that blocks the calling actor until done: `seconds` of one of the `cores` cores of host `on`
