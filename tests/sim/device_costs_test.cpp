@@ -103,7 +103,7 @@ TEST_CASE("sim::SimCompute: updates at update_efficiency, a collective's additio
    *   o the allreduce with reduce_efficiency 0.02 takes longer than with the default by exactly the addition's
    *     extra time, max(n / 1e12, 12n / 1e11) x (1 / 0.02 - 1 / 0.5), on both fidelities
    */
-  const auto fidelity = GENERATE(dts::sim::Fidelity::kMessage);
+  const auto fidelity = GENERATE(dts::sim::Fidelity::kMessage, dts::sim::Fidelity::kCollective);
   const auto run = [&](std::optional<double> update, std::optional<double> reduce) {
     json p = {{"device", {{"peak_flops", 1e12}, {"mem_bw_Bps", 1e11}, {"efficiency", 0.5}}},
               {"hosts", 2},
