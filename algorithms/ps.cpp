@@ -81,10 +81,10 @@ void sync_server(Context& ctx, const PsSharding& shards, const PsConfig& cfg, Sl
     wait_all(rx, "ps_sync server");  // 1. every worker's push of my pieces
     Slice sum = pushed[0];
     for (std::size_t w = 1; w < pushed.size(); ++w) rules::axpy(sum, 1.0f, pushed[w]);  // 2. in worker order
-    if (P > 1) compute.charge_elementwise(L * static_cast<std::size_t>(P - 1), 3);
+    if (P > 1) compute.charge_reduce(L * static_cast<std::size_t>(P - 1), 3);
     if (cfg.average && P > 1) {
       rules::scale(sum, 1.0f / static_cast<float>(P));
-      compute.charge_elementwise(L, 2);
+      compute.charge_reduce(L, 2);
     }
     apply_update(compute, shards, me, model, sum, round);  // 3. the optimizer on my pieces
     reap(replies, "ps_sync server");

@@ -34,7 +34,11 @@ void list_platforms(const fs::path& dir) {
     const auto text = [&](const char* key, const char* def) {
       return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string(def);
     };
-    const std::string device = j.contains("device") && j["device"].is_string() ? text("device", "") : "inline";
+    std::string device = j.contains("device") && j["device"].is_string() ? text("device", "") : "inline";
+    if (j.contains("device") && j["device"].is_object() && j["device"].contains("base") &&
+        j["device"]["base"].is_string()) {
+      device = j["device"]["base"].get<std::string>() + " (and its own keys)";  // {"base": NAME, ...}
+    }
     std::printf("  %-28s %-10s device %s\n", f.filename().string().c_str(), text("topology", "star").c_str(),
                 device.c_str());
   }

@@ -97,7 +97,7 @@ void CollectiveSim::pipeline_flows(const PlanCall& call, Instance& inst, const R
     const std::size_t added = step_floats(plan, r, s).second;
     if (added > 0 && call.compute != nullptr) {
       const double t0 = sg4::Engine::get_clock();
-      call.compute->charge_elementwise(added, 3);
+      call.compute->charge_reduce(added, 3);
       me.add_s += sg4::Engine::get_clock() - t0;
       me.add_floats += static_cast<double>(added);
     }
@@ -172,7 +172,7 @@ void CollectiveSim::pipeline_sampled(const PlanCall& call, Instance& inst, const
     me.flows = 1;
   }
   if (added0 > 0 && call.compute != nullptr) {
-    call.compute->charge_elementwise(added0, 3);
+    call.compute->charge_reduce(added0, 3);
     me.add_s = sg4::Engine::get_clock() - sampled_at;
     me.add_floats = static_cast<double>(added0);
   }

@@ -171,7 +171,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
       }
     }
     for (const PlanRecv& m : st.recvs) {
-      if (m.add && call.compute != nullptr) call.compute->charge_elementwise(m.chunk.count, 3);
+      if (m.add && call.compute != nullptr) call.compute->charge_reduce(m.chunk.count, 3);
     }
     // 3. My flows arrived (those carried by actors of their own).
     auto sent = [&] { return std::all_of(mine.begin(), mine.end(), [](const Flow* f) { return f->delivered; }); };

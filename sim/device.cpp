@@ -1,4 +1,6 @@
-// Roofline device model and the device catalog reader.
+// Roofline device model, its element-wise and thread-scaling terms, and the device catalog reader. Every
+// term is a factor of exactly 1 at its default (slowdown 1, the kinds' efficiency `efficiency`), so that a
+// device without the new keys times every step bit for bit as before them.
 #include "sim/device.hpp"
 
 #include <algorithm>
@@ -16,7 +18,23 @@ std::pair<double, double> layer_roofline(const Device& d, const model::LayerCost
                               (b * l.bwd_bytes_per_sample + 2 * l.param_bytes) / d.mem_bw_Bps);
   return {fwd, bwd};
 }
+
+// Keys absent from the object keep t's values (a base device's, or 0).
+void read_thread_scaling(ConfigReader& r, ThreadScaling& t) {
+  if (!r.has("thread_scaling")) return;
+  if (!r.raw("thread_scaling").is_object()) r.fail("thread_scaling", "expected {serial_fraction, contention}");
+  ConfigReader c = r.child("thread_scaling");
+  t.serial_fraction = c.number("serial_fraction", t.serial_fraction, 0, 1);
+  t.contention = c.number("contention", t.contention, 0, 1);
+  c.finish();
+  r.resolved()["thread_scaling"] = c.resolved();
+}
 }  // namespace
+
+double ThreadScaling::slowdown(int n) const {
+  const double c = n;
+  return 1 + serial_fraction * (c - 1) + contention * c * (c - 1);
+}
 
 double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
   double t = 0;
@@ -24,26 +42,33 @@ double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batc
     const auto [fwd, bwd] = layer_roofline(*this, l, batch);
     t += fwd + bwd;
   }
-  return t / efficiency;
+  return t / efficiency * thread_scaling.slowdown(cores);
 }
 
 double Device::forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
   double t = 0;
   for (const auto& l : layers) t += layer_roofline(*this, l, batch).first;
-  return t / efficiency;
+  return t / efficiency * thread_scaling.slowdown(cores);
 }
 
 std::vector<Device::LayerTime> Device::layer_times_s(const std::vector<model::LayerCost>& layers, int batch) const {
+  const double slowdown = thread_scaling.slowdown(cores);
   std::vector<LayerTime> out;
   for (const auto& l : layers) {
     const auto [fwd, bwd] = layer_roofline(*this, l, batch);
-    out.push_back({fwd / efficiency, bwd / efficiency});
+    out.push_back({fwd / efficiency * slowdown, bwd / efficiency * slowdown});
   }
   return out;
 }
 
-double Device::elementwise_time_s(double n, double streams, double flops_per_elem) const {
-  return std::max(n * flops_per_elem / peak_flops, n * streams * sizeof(float) / mem_bw_Bps) / efficiency;
+double Device::efficiency_of(WorkKind kind) const {
+  const std::optional<double>& e = kind == WorkKind::kUpdate ? update_efficiency : reduce_efficiency;
+  return e.value_or(efficiency);
+}
+
+double Device::elementwise_time_s(WorkKind kind, double n, double flops_per_elem, double bytes_per_elem) const {
+  return std::max(n * flops_per_elem / peak_flops, n * bytes_per_elem / mem_bw_Bps) / efficiency_of(kind) *
+         thread_scaling.slowdown(cores);
 }
 
 Device split_device(const Device& chip, int groups) {
@@ -52,21 +77,31 @@ Device split_device(const Device& chip, int groups) {
   d.peak_flops = chip.peak_flops / groups;
   d.mem_bw_Bps = chip.mem_bw_Bps / groups;
   d.memory_bytes = chip.memory_bytes / groups;
-  d.cores = std::max(1, chip.cores / groups);
+  d.cores = std::max(1, chip.cores / groups);  // a part's thread-scaling slowdown is at its own core count
   return d;
 }
 
-Device read_device(ConfigReader& r, const std::string& name) {
-  Device d;
+Device read_device(ConfigReader& r, const std::string& name, const Device* base) {
+  Device d = base != nullptr ? *base : Device{};
   d.name = name;
-  d.peak_flops = r.require_number("peak_flops", 1e6, 1e18);
-  d.mem_bw_Bps = r.require_number("mem_bw_Bps", 1e6, 1e15);
-  d.efficiency = r.number("efficiency", 1.0, 1e-3, 1.0);
-  d.cores = static_cast<int>(r.integer("cores", 1, 1, 1 << 20));
-  d.memory_bytes = r.number("memory_bytes", 0, 0, 1e18);
-  d.source = r.string("source", "");
+  if (base == nullptr) {
+    d.peak_flops = r.require_number("peak_flops", 1e6, 1e18);
+    d.mem_bw_Bps = r.require_number("mem_bw_Bps", 1e6, 1e15);
+  } else {
+    d.peak_flops = r.number("peak_flops", d.peak_flops, 1e6, 1e18);
+    d.mem_bw_Bps = r.number("mem_bw_Bps", d.mem_bw_Bps, 1e6, 1e15);
+  }
+  d.efficiency = r.number("efficiency", d.efficiency, 1e-3, 1.0);
+  d.cores = static_cast<int>(r.integer("cores", d.cores, 1, 1 << 20));
+  d.memory_bytes = r.number("memory_bytes", d.memory_bytes, 0, 1e18);
+  d.source = r.string("source", d.source);
   if (r.has("peak_flops_fp16")) d.peak_flops_fp16 = r.require_number("peak_flops_fp16", 1e6, 1e18);
   if (r.has("peak_flops_bf16")) d.peak_flops_bf16 = r.require_number("peak_flops_bf16", 1e6, 1e18);
+  // Absent, a kind runs at `efficiency`, also where an override changes it. Down to 1e-4: one thread of a
+  // 68-core chip streaming at a fraction of its share of the bandwidth is about 1e-3 of the roofline.
+  if (r.has("update_efficiency")) d.update_efficiency = r.number("update_efficiency", 1.0, 1e-4, 1.0);
+  if (r.has("reduce_efficiency")) d.reduce_efficiency = r.number("reduce_efficiency", 1.0, 1e-4, 1.0);
+  read_thread_scaling(r, d.thread_scaling);
   r.finish();
   return d;
 }

@@ -22,16 +22,27 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 }
 
 nlohmann::json device_json(const Device& d) {
-  return {
-      {"name", d.name},   {"peak_flops", d.peak_flops},     {"mem_bw_Bps", d.mem_bw_Bps}, {"efficiency", d.efficiency},
-      {"cores", d.cores}, {"memory_bytes", d.memory_bytes}, {"source", d.source}};
+  return {{"name", d.name},
+          {"peak_flops", d.peak_flops},
+          {"mem_bw_Bps", d.mem_bw_Bps},
+          {"efficiency", d.efficiency},
+          {"update_efficiency", d.efficiency_of(WorkKind::kUpdate)},
+          {"reduce_efficiency", d.efficiency_of(WorkKind::kReduce)},
+          {"thread_scaling",
+           {{"serial_fraction", d.thread_scaling.serial_fraction}, {"contention", d.thread_scaling.contention}}},
+          {"cores", d.cores},
+          {"memory_bytes", d.memory_bytes},
+          {"source", d.source}};
 }
 
-// A device given by catalog name or as an inline object, under `key`.
+// A device given by catalog name or as an inline object, under `key`; an inline object with a "base" is that
+// catalog device with the object's keys over its figures.
 Device read_device_key(ConfigReader& r, const std::string& key, const std::string& catalog) {
   if (r.has(key) && r.raw(key).is_object()) {
     ConfigReader d = r.child(key);
-    Device dev = read_device(d, "inline");
+    std::optional<Device> base;
+    if (d.has("base")) base = find_device(catalog, d.require_string("base"), d.where("base"));
+    Device dev = base ? read_device(d, base->name, &*base) : read_device(d, "inline");
     r.resolved()[key] = d.resolved();
     return dev;
   }

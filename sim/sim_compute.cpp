@@ -126,15 +126,23 @@ void SimCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_
 
 void SimCompute::charge_update(std::size_t count) {
   const auto& opt = trainer().optimizer();
-  const auto n = static_cast<double>(count);
   const TimeAccount::Scope updating(account_, update_category(host_));
-  charge(std::max(n * opt.flops_per_param() / device_.peak_flops, n * opt.bytes_per_param() / device_.mem_bw_Bps) /
-         device_.efficiency);
+  charge(device_.elementwise_time_s(WorkKind::kUpdate, static_cast<double>(count), opt.flops_per_param(),
+                                    opt.bytes_per_param()));
 }
 
+// One flop per element (an add or a multiply-add), every stream a float read or written.
 void SimCompute::charge_elementwise(std::size_t n, int streams) {
   const TimeAccount::Scope updating(account_, update_category(host_));
-  charge(device_.elementwise_time_s(static_cast<double>(n), streams));
+  charge(device_.elementwise_time_s(WorkKind::kUpdate, static_cast<double>(n), 1.0,
+                                    static_cast<double>(streams) * sizeof(float)));
+}
+
+// Accounted with the updates, as before the kinds were told apart: TimeAccount has no reduction category.
+void SimCompute::charge_reduce(std::size_t n, int streams) {
+  const TimeAccount::Scope updating(account_, update_category(host_));
+  charge(device_.elementwise_time_s(WorkKind::kReduce, static_cast<double>(n), 1.0,
+                                    static_cast<double>(streams) * sizeof(float)));
 }
 
 }  // namespace dts::sim

@@ -32,7 +32,9 @@ class SimCompute final : public TrainerCompute {
   SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host, TimeAccount* account);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
+  // At the device's update_efficiency and reduce_efficiency (Device::elementwise_time_s).
   void charge_elementwise(std::size_t n, int streams) override;
+  void charge_reduce(std::size_t n, int streams) override;
   // With layer_ready: the forward time, after_forward, then each layer's backward share before its
   // layer_ready (the device model's per-layer roofline terms, scaled to the calibrated step time when there is
   // one). With after_forward alone: the forward share of the step time (the device model's forward_time_s),
@@ -42,7 +44,7 @@ class SimCompute final : public TrainerCompute {
 
  private:
   void charge(double seconds);
-  void charge_update(std::size_t n);  // an optimizer step over n floats
+  void charge_update(std::size_t n);  // an optimizer step over n floats, at the device's update_efficiency
   void copy_batch();                  // from the data host, if the minibatches live there
   // The forward time, and the backward time charged before each layer's ready() (forward order), built on
   // first use.

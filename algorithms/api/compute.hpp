@@ -37,6 +37,10 @@ class Compute {
   // should be linear in n: the simulator's collective fidelity charges the P - 1 additions of a ring
   // reduce-scatter as one call over their total.
   virtual void charge_elementwise(std::size_t n, int streams) = 0;
+  // The same for the additions of a reduction (a collective's sums of received chunks, a server's aggregate of
+  // its workers' pushes), which a backend may charge on other cores or at another efficiency than the model's
+  // updates (the simulator: the device's reduce_efficiency). Default: charge_elementwise.
+  virtual void charge_reduce(std::size_t n, int streams) { charge_elementwise(n, streams); }
 
   // --- Added for GossipGraD (algorithms/gossipgrad.cpp, issue 16) ---
   // The optimizer's state buffers, num_params floats each, in the order the optimizer keeps them: momentum

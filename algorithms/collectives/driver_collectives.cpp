@@ -38,7 +38,7 @@ bool weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slic
     if (data.real()) std::fill(data.data.begin(), data.data.end(), 0.0f);
   } else if (weighted) {
     if (data.real()) rules::scale(data.sub(0, n), data.data[n]);
-    compute.charge_elementwise(n, 2);
+    compute.charge_reduce(n, 2);
   }
   if (group.size() == 1) return true;
   return run_plan(comm, &compute, group, BinaryTreeReducePlan(group.size(), root, data.count), data, tag, {}, {},

@@ -211,8 +211,8 @@ void QuorumRound::reduce(std::size_t c) {
   const int held = have_[c];
   rules::scale(mean, 1.0f / static_cast<float>(held));
   if (compute_ != nullptr) {
-    if (held > 1) compute_->charge_elementwise(ch.count * static_cast<std::size_t>(held - 1), 3);
-    compute_->charge_elementwise(ch.count, 2);
+    if (held > 1) compute_->charge_reduce(ch.count * static_cast<std::size_t>(held - 1), 3);
+    compute_->charge_reduce(ch.count, 2);
   }
   reduced_[c] = true;
   ++mine_reduced_;

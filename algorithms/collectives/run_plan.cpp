@@ -55,7 +55,7 @@ bool run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
     if (!st.sends_first) post_sends();
     for (Request& r : rx) wait(r);
     for (const PlanRecv& m : st.recvs) {
-      if (m.add && compute != nullptr) compute->charge_elementwise(m.chunk.count, 3);
+      if (m.add && compute != nullptr) compute->charge_reduce(m.chunk.count, 3);
     }
     for (Request& t : tx) wait(t);
     rx.clear();
