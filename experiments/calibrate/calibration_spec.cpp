@@ -19,8 +19,9 @@ std::string beside(const std::string& file, const std::string& path) {
   return p.is_absolute() ? path : (fs::path(file).parent_path() / p).lexically_normal().string();
 }
 
-// A pointer to a member of an object: "/a/b", no array index on the way (the fitted file is a merge patch over
-// the platform, and a merge patch replaces arrays whole), every parent an object where the platform has it.
+// A pointer to a number of the platform: "/a/b" through objects, or "/a/0/1" into an array the platform file
+// itself has, within its length (the fitted file is a merge patch over the platform, and a merge patch replaces
+// arrays whole: candidate() copies such an array from the platform file, so an absent one cannot be patched).
 void check_pointer(const ConfigReader& r, const std::string& key, const std::string& ptr, const nlohmann::json& plat,
                    const std::string& what) {
   nlohmann::json::json_pointer p;
@@ -39,14 +40,34 @@ void check_pointer(const ConfigReader& r, const std::string& key, const std::str
     parts.insert(parts.begin(), rest.back());
     rest.pop_back();
   }
+  const auto index = [](const std::string& s) {
+    return !s.empty() && s.size() < 9 && s.find_first_not_of("0123456789") == std::string::npos &&
+           (s == "0" || s[0] != '0');
+  };
   for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (at->is_array()) {
+      if (!index(parts[i]) || std::stoul(parts[i]) >= at->size()) {
+        r.fail(key, walked + " is an array of " + std::to_string(at->size()) + " in the " + what + ": \"" +
+                        echo(parts[i], 20) + "\" is not one of its indices");
+      }
+      walked += "/" + parts[i];
+      at = &(*at)[std::stoul(parts[i])];
+      continue;
+    }
     if (!at->is_object()) {
       r.fail(key, (walked.empty() ? "the " + what : walked) + " is not an object in the " + what +
-                      ": a parameter names a number inside objects (write the object out, e.g. a device given by "
-                      "its catalog name, to fit one of its figures)");
+                      ": a parameter names a number inside objects and arrays (write the object out, e.g. a device "
+                      "given by its catalog name, to fit one of its figures)");
     }
     walked += "/" + parts[i];
-    if (!at->contains(parts[i])) return;  // absent: the fitted value adds it
+    if (!at->contains(parts[i])) {  // absent: the fitted value adds it, as a member of objects only
+      for (std::size_t j = i + 1; j < parts.size(); ++j) {
+        if (index(parts[j]))
+          r.fail(key, walked + " is absent from the " + what +
+                          ": a fitted number inside an array needs the array in the " + what + " itself");
+      }
+      return;
+    }
     at = &(*at)[parts[i]];
   }
   if (!at->is_number()) r.fail(key, walked + " is not a number in the " + what);
