@@ -111,7 +111,22 @@ json candidate(const Calibration& c, const std::vector<double>& values, const st
   json j = json::object();
   j["base"] = base;
   for (const auto& [key, value] : c.fixed) j[json::json_pointer(key)] = value;
-  for (std::size_t i = 0; i < c.parameters.size(); ++i) j[json::json_pointer(c.parameters[i].key)] = values[i];
+  for (std::size_t i = 0; i < c.parameters.size(); ++i) {
+    // A merge patch replaces an array whole: the first array on the key's way comes over from the platform file
+    // (check_pointer made sure it is there), then the fitted number goes into it.
+    const json::json_pointer key(c.parameters[i].key);
+    std::vector<std::string> parts;
+    for (json::json_pointer rest = key; !rest.empty(); rest.pop_back()) parts.insert(parts.begin(), rest.back());
+    json::json_pointer way;
+    for (const std::string& part : parts) {
+      way /= part;
+      if (c.platform_j.contains(way) && c.platform_j.at(way).is_array()) {
+        if (!j.contains(way)) j[way] = c.platform_j.at(way);
+        break;
+      }
+    }
+    j[key] = values[i];
+  }
   return j;
 }
 

@@ -19,9 +19,10 @@ std::string beside(const std::string& file, const std::string& path) {
   return p.is_absolute() ? path : (fs::path(file).parent_path() / p).lexically_normal().string();
 }
 
-// A pointer to a member of an object: "/a/b", no array index on the way (the fitted file is a merge patch over
-// the platform, and a merge patch replaces arrays whole), every parent an object where the platform has it, and
-// (`number`) a number there if the platform has it.
+// A pointer to a number of the platform: "/a/b" through objects, or "/a/0/1" into an array the platform file
+// itself has (or a fixed value sets), within its length (the fitted file is a merge patch over the platform, and a
+// merge patch replaces arrays whole: candidate() copies such an array from the platform file, so an absent one cannot
+// be patched).
 void check_pointer(const ConfigReader& r, const std::string& key, const std::string& ptr, const nlohmann::json& plat,
                    const std::string& what, bool number = true) {
   nlohmann::json::json_pointer p;
@@ -40,14 +41,34 @@ void check_pointer(const ConfigReader& r, const std::string& key, const std::str
     parts.insert(parts.begin(), rest.back());
     rest.pop_back();
   }
+  const auto index = [](const std::string& s) {
+    return !s.empty() && s.size() < 9 && s.find_first_not_of("0123456789") == std::string::npos &&
+           (s == "0" || s[0] != '0');
+  };
   for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (at->is_array()) {
+      if (!index(parts[i]) || std::stoul(parts[i]) >= at->size()) {
+        r.fail(key, walked + " is an array of " + std::to_string(at->size()) + " in the " + what + ": \"" +
+                        echo(parts[i], 20) + "\" is not one of its indices");
+      }
+      walked += "/" + parts[i];
+      at = &(*at)[std::stoul(parts[i])];
+      continue;
+    }
     if (!at->is_object()) {
       r.fail(key, (walked.empty() ? "the " + what : walked) + " is not an object in the " + what +
-                      ": a parameter names a number inside objects (write the object out, e.g. a device given by "
-                      "its catalog name, to fit one of its figures)");
+                      ": a parameter names a number inside objects and arrays (write the object out, e.g. a device "
+                      "given by its catalog name, to fit one of its figures)");
     }
     walked += "/" + parts[i];
-    if (!at->contains(parts[i])) return;  // absent: the fitted value adds it
+    if (!at->contains(parts[i])) {  // absent: the fitted value adds it, as a member of objects only
+      for (std::size_t j = i + 1; j < parts.size(); ++j) {
+        if (index(parts[j]))
+          r.fail(key, walked + " is absent from the " + what +
+                          ": a fitted number inside an array needs the array in the " + what + " itself");
+      }
+      return;
+    }
     at = &(*at)[parts[i]];
   }
   if (number && !at->is_number()) r.fail(key, walked + " is not a number in the " + what);
@@ -83,13 +104,28 @@ Calibration read_calibration(const std::string& file) {
   c.tolerance = fit.number("tolerance", c.tolerance, 1e-9, 0.5);
   fit.finish();
 
+  // Fixed values first: a fitted number may sit inside an array that a fixed value sets.
+  nlohmann::json with_fixed = c.platform_j;
+  if (r.has("fixed")) {
+    const auto& fixed = r.raw("fixed");
+    if (!fixed.is_object()) r.fail("fixed", "expected an object of JSON pointer: value");
+    for (const auto& [k, v] : fixed.items()) {
+      check_pointer(r, "fixed/" + k, k, c.platform_j, "platform file", false);
+      c.fixed.emplace_back(k, v);
+      with_fixed[nlohmann::json::json_pointer(k)] = v;
+    }
+  }
+
   auto params = r.items("parameters");
   if (params.empty()) r.fail("parameters", "expected a non-empty array of {key, min, max}");
   if (params.size() > kMaxParameters) r.fail("parameters", "more than " + std::to_string(kMaxParameters));
   for (auto& p : params) {
     FreeParameter fp;
     fp.key = p.require_string("key");
-    check_pointer(p, "key", fp.key, c.platform_j, "platform file");
+    check_pointer(p, "key", fp.key, with_fixed, "platform file");
+    for (const auto& [k, v] : c.fixed) {
+      if (k == fp.key) p.fail("key", "\"" + echo(fp.key, 60) + "\" is also a fixed value");
+    }
     for (const auto& other : c.parameters) {
       if (other.key == fp.key) p.fail("key", "\"" + echo(fp.key, 60) + "\" is fitted twice");
     }
@@ -101,18 +137,6 @@ Calibration read_calibration(const std::string& file) {
     fp.start = p.number("start", mid, fp.min, fp.max);
     p.finish();
     c.parameters.push_back(fp);
-  }
-
-  if (r.has("fixed")) {
-    const auto& fixed = r.raw("fixed");
-    if (!fixed.is_object()) r.fail("fixed", "expected an object of JSON pointer: value");
-    for (const auto& [k, v] : fixed.items()) {
-      check_pointer(r, "fixed/" + k, k, c.platform_j, "platform file", false);
-      for (const auto& p : c.parameters) {
-        if (p.key == k) r.fail("fixed/" + k, "is also a fitted parameter");
-      }
-      c.fixed.emplace_back(k, v);
-    }
   }
 
   auto targets = r.items("targets");

@@ -119,6 +119,43 @@ TEST_CASE("dtsim calibrate recovers a link latency from the run it produced, and
   CHECK(slurp(out) == first);
 }
 
+TEST_CASE("dtsim calibrate fits a number inside an array of the platform, keeping the rest of the array", "[golden]") {
+  TempDir tmp;
+  write_files(tmp);
+  json plat = json::parse(slurp(tmp / "plat.json"));
+  plat["message_overhead"] = {{"send", {{0, 1e-5, 0}, {1e9, 2e-3, 0}}}};
+  write_json(tmp / "plat.json", plat);
+  plat["message_overhead"]["send"][0][1] = 4e-4;
+  write_json(tmp / "truth.json", plat);
+  const double target = simulated_time(tmp, "truth.json", "truth");
+  REQUIRE(simulated_time(tmp, "plat.json", "start") != Approx(target));
+  json c = calibration(target);
+  c["parameters"] = {{{"key", "/message_overhead/send/0/1"}, {"min", 1e-6}, {"max", 1e-2}, {"start", 1e-5}}};
+  write_json(tmp / "cal.json", c);
+  const std::string out = (tmp / "fitted.json").string();
+  const auto r = run_dtsim("calibrate " + (tmp / "cal.json").string() + " --out " + out, tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);  // without array pointers: exit 2, "/message_overhead/send is not an object"
+  const json fitted = json::parse(slurp(out));
+  const json& send = fitted["message_overhead"]["send"];
+  REQUIRE(send.size() == 2);  // the whole array: a merge patch replaces arrays
+  CHECK(send[0][0] == 0);
+  CHECK(send[0][1].get<double>() == Approx(4e-4).epsilon(2e-3));
+  CHECK(send[1] == json::array({1e9, 2e-3, 0}));
+  CHECK(simulated_time(tmp, "fitted.json", "check") ==
+        fitted["calibration"]["targets"][0]["fitted_figure"].get<double>());
+  c["parameters"][0]["key"] = "/message_overhead/send/2/1";
+  write_json(tmp / "cal.json", c);
+  const auto past = run_dtsim("calibrate " + (tmp / "cal.json").string() + " --out " + out + "x", tmp / "");
+  CHECK(past.code == 2);
+  CHECK_THAT(past.err, Contains("/message_overhead/send is an array of 2 in the platform file"));
+  c["parameters"][0]["key"] = "/message_overhead/recv/0/1";
+  write_json(tmp / "cal.json", c);
+  const auto absent = run_dtsim("calibrate " + (tmp / "cal.json").string() + " --out " + out + "x", tmp / "");
+  CHECK(absent.code == 2);
+  CHECK_THAT(absent.err, Contains("needs the array in the platform file itself"));
+}
+
 TEST_CASE("dtsim calibrate refuses bad calibration files and foreign outputs, writing nothing", "[golden]") {
   TempDir tmp;
   write_files(tmp);
@@ -143,7 +180,7 @@ TEST_CASE("dtsim calibrate refuses bad calibration files and foreign outputs, wr
   refused(c, out, "/device/peak_flops is not an object");
   c = calibration(1.0);
   c["fixed"] = {{"/link_latency_s", 1}};
-  refused(c, out, "cal.json:/fixed//link_latency_s: is also a fitted parameter");
+  refused(c, out, "cal.json:/parameters/0/key: \"/link_latency_s\" is also a fixed value");
   c = calibration(1.0);
   c["parameters"][0]["max"] = 1e-6;
   refused(c, out, "cal.json:/parameters/0/max: must be greater than min");
