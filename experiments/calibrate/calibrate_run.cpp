@@ -1,7 +1,10 @@
 // Running a calibration: candidates, their runs, the fit and the fitted platform file.
 #include "experiments/calibrate/calibrate_run.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cmath>
 #include <cstdio>
@@ -24,6 +27,12 @@ namespace dts::exp {
 namespace {
 
 const char* const kBy = "dtsim calibrate";
+
+// SIGINT / SIGTERM: the current run ends (Ctrl-C reaches it too; a SIGTERM to dtsim calibrate alone lets it
+// finish), then the work directory is removed and the command exits 130, writing nothing.
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_calibrate_stop(int) { g_stop = 1; }
+struct Interrupted {};
 
 double value_of(const FreeParameter& p, double u) {
   return p.log ? std::exp(std::log(p.min) + u * (std::log(p.max) - std::log(p.min))) : p.min + u * (p.max - p.min);
@@ -159,7 +168,8 @@ std::pair<int, std::string> run_dtsim(const CalibrationTarget& t, const fs::path
       },
       co);
   std::string err = child.read_all();
-  const ChildExit e = child.wait();
+  const ChildExit e = child.wait([] { return g_stop != 0; });
+  if (g_stop) throw Interrupted{};
   return {e.exited() ? e.code() : 1, err};
 }
 
@@ -322,11 +332,7 @@ void print_table(const Calibration& c, const Evaluation& best) {
   }
 }
 
-}  // namespace
-
-int run_calibration(const CalibrateOptions& opt) {
-  const Calibration c = read_calibration(opt.file);
-  const fs::path out = check_output(c, opt);
+int fit_and_write(const Calibration& c, const fs::path& out, const CalibrateOptions& opt) {
   const WorkDir work(opt.keep_runs);
   Evaluator ev(c, opt, work);
   ev.check();
@@ -363,6 +369,23 @@ int run_calibration(const CalibrateOptions& opt) {
   std::printf("-> %s (%d evaluations, %s)\n", shown(out).c_str(), fit.evaluations,
               fit.converged ? "converged" : "stopped at fit.max_evaluations");
   return 0;
+}
+
+}  // namespace
+
+int run_calibration(const CalibrateOptions& opt) {
+  const Calibration c = read_calibration(opt.file);
+  const fs::path out = check_output(c, opt);
+  struct sigaction sa {};
+  sa.sa_handler = on_calibrate_stop;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  try {
+    return fit_and_write(c, out, opt);
+  } catch (const Interrupted&) {
+    std::fprintf(stderr, "[calibrate %s] interrupted: nothing written\n", c.name.c_str());
+    return 130;
+  }
 }
 
 }  // namespace dts::exp

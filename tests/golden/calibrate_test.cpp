@@ -197,3 +197,21 @@ TEST_CASE("dtsim calibrate refuses bad calibration files and foreign outputs, wr
   c["targets"][0]["set"] = {{"platform.link_latency_s", 1}};
   refused(c, out, "calibrate sets the platform and the variant itself");
 }
+
+TEST_CASE("dtsim calibrate stopped by SIGTERM removes its runs and writes nothing", "[golden]") {
+  TempDir tmp;
+  write_files(tmp);
+  json c = calibration(1.0);
+  c["targets"][0]["set"] = {{"run.steps", 5000}};  // a few evaluations at most before the signal
+  c["fit"] = {{"max_evaluations", 100000}, {"tolerance", 1e-9}};
+  write_json(tmp / "cal.json", c);
+  fs::create_directories(tmp / "scratch");
+  const std::string out = (tmp / "fitted.json").string();
+  const auto r = run_dtsim("calibrate " + (tmp / "cal.json").string() + " --out " + out, tmp / "",
+                           "TMPDIR=" + (tmp / "scratch").string() + " timeout --preserve-status -s TERM 2 ");
+  INFO(r.err);
+  CHECK(r.code == 130);
+  CHECK_THAT(r.err, Contains("interrupted: nothing written"));
+  CHECK_FALSE(fs::exists(out));
+  CHECK(fs::is_empty(tmp / "scratch"));  // the evaluations' runs are gone
+}
