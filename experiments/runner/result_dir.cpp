@@ -50,7 +50,8 @@ ProcessId process_id(long pid) {
 
 bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
-// Removes DIR.partial-PID directories of `out` whose marker names a process that is gone.
+}  // namespace
+
 void remove_stale_partials(const fs::path& out) {
   const std::string prefix = out.filename().string() + ".partial-";
   std::error_code ec;
@@ -66,8 +67,6 @@ void remove_stale_partials(const fs::path& out) {
     fs::remove_all(entry.path(), ec);
   }
 }
-
-}  // namespace
 
 std::string plain_name_problem(const std::string& name) {
   if (name.empty()) return "is empty";

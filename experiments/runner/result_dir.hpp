@@ -28,6 +28,10 @@ struct OutDir {
 // current directory or one of its ancestors, and a path through a file.
 OutDir check_out_dir(const std::string& out, const std::string& experiment, bool force);
 
+// Removes the DIR.partial-PID directories of `out` whose marker names a process that is gone (a run killed with
+// SIGKILL). A process killed a moment ago may still be dying: callers that run long after may call it again.
+void remove_stale_partials(const std::filesystem::path& out);
+
 // `path` as the user would write it: relative to the current directory when inside it, else absolute.
 std::filesystem::path shown(const std::filesystem::path& path);
 

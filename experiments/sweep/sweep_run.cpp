@@ -306,6 +306,11 @@ int run_sweep(const SweepOptions& opt) {
   }
   if (done > 0) std::cerr << "sweep " << sweep.name << ": resuming, " << done << " points already done\n";
   if (const int code = run_points(sweep, todo, dir, opt, done); code != 0) return code;
+  // A point killed with an earlier sweep may have been dying when its rerun looked for its partial directory.
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    if (static_cast<int>(i % static_cast<std::size_t>(shard.n)) == shard.k)
+      remove_stale_partials(dir / sweep.points[i].id);
+  }
   if (shard.n > 1) {
     write_shard_done(dir, shard);
     if (shard.job.empty() || shard.k != 0) {
