@@ -127,4 +127,12 @@ std::optional<ChildExit> ChildProcess::try_wait() {
   return e;
 }
 
+int exec_self(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv("/proc/self/exe", argv.data());
+  return 1;
+}
+
 }  // namespace dts

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dts {
 
@@ -61,5 +62,9 @@ class ChildProcess {
   int read_fd_ = -1;
   bool reaped_ = false;
 };
+
+// In a ChildProcess body: replaces the child by this program (/proc/self/exe) run with `args` (args[0] is the
+// program's name). Returns 1, the body's exit code, only if exec failed.
+int exec_self(std::vector<std::string> args);
 
 }  // namespace dts

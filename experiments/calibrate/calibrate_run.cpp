@@ -158,15 +158,7 @@ std::pair<int, std::string> run_dtsim(const CalibrationTarget& t, const fs::path
   co.pipe = ChildOptions::Pipe::kStderr;
   co.stdout_to_null = true;
   co.die_with_parent = true;
-  ChildProcess child(
-      [&](int) {
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv("/proc/self/exe", argv.data());
-        return 1;
-      },
-      co);
+  ChildProcess child([&](int) { return exec_self(args); }, co);
   std::string err = child.read_all();
   const ChildExit e = child.wait([] { return g_stop != 0; });
   if (g_stop) throw Interrupted{};

@@ -122,11 +122,7 @@ std::unique_ptr<ChildProcess> start_point(const Sweep& sweep, const SweepPoint& 
       [&](int) {
         const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) return 1;
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv("/proc/self/exe", argv.data());
-        return 1;
+        return exec_self(args);
       },
       co);
 }
