@@ -11,8 +11,8 @@
 #include "core/errors.hpp"
 #include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
+#include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
-#include "tests/support/null_recorder.hpp"
 
 namespace sg4 = simgrid::s4u;
 using dts::sim::Device;
@@ -49,15 +49,7 @@ json run_ranks(const json& p, int ranks, int batch, dts::sim::Fidelity fidelity,
     json out = json::array();
     for (int r = 0; r < ranks; ++r) out.push_back(json::object());
     job.main = [&](dts::Context& ctx) { body(ctx, out[static_cast<std::size_t>(ctx.comm.rank())]); };
-    job.make_compute = [&](dts::Rank r, sg4::Host* host,
-                           dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
-      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
-                                                    account);
-    };
-    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> {
-      return std::make_unique<dts::test::NullRecorder>();
-    };
-    job.simgrid_args = {"--log=root.thres:critical"};
+    dts::test::use_sim_compute(job, setup);
     dts::sim::run_simulation(job);
     return out;
   });

@@ -8,7 +8,6 @@
 #include "sim/sim_compute.hpp"
 #include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
-#include "tests/support/null_recorder.hpp"
 
 namespace sg4 = simgrid::s4u;
 using nlohmann::json;
@@ -41,15 +40,7 @@ json hook_times(std::optional<double> step_time_s) {
       out["end"] = sg4::Engine::get_clock() - t1;
       out["layers"] = dts::model::grad_layers(ctx.compute.param_blocks()).size();
     };
-    job.make_compute = [&](dts::Rank r, sg4::Host* host,
-                           dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
-      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
-                                                    account);
-    };
-    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> {
-      return std::make_unique<dts::test::NullRecorder>();
-    };
-    job.simgrid_args = {"--log=root.thres:critical"};
+    dts::test::use_sim_compute(job, setup);
     dts::sim::run_simulation(job);
     return out;
   });

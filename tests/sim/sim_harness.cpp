@@ -1,6 +1,8 @@
 // simulate(): an Engine, the platform, a SimWorld and one actor per rank, in a forked child.
 #include "tests/sim/sim_harness.hpp"
 
+#include "tests/support/null_recorder.hpp"
+
 #include <sys/resource.h>
 
 #include <chrono>
@@ -59,6 +61,15 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
     out["messages"] = world.messages_sent();
     return out;
   });
+}
+
+void use_sim_compute(sim::SimJob& job, const sim::ModelSetup& setup) {
+  job.make_compute = [&setup, &job](Rank r, simgrid::s4u::Host* host,
+                                    sim::TimeAccount* account) -> std::unique_ptr<Compute> {
+    return std::make_unique<sim::SimCompute>(setup, r, sim::device_of_host(job.platform, host), host, account);
+  };
+  job.make_recorder = [](Comm&) -> std::unique_ptr<Recorder> { return std::make_unique<NullRecorder>(); };
+  job.simgrid_args = {"--log=root.thres:critical"};
 }
 
 }  // namespace dts::test

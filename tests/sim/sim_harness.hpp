@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/collective_sim.hpp"
+#include "sim/launcher.hpp"
 #include "sim/platform.hpp"
 #include "sim/sim_comm.hpp"
+#include "sim/sim_compute.hpp"
 
 namespace dts::test {
 
@@ -25,5 +27,9 @@ using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nloh
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
                         sim::Fidelity fidelity = sim::Fidelity::kMessage, sim::RingSampling rings = {},
                         std::uint64_t seed = 42);
+
+// Gives every rank of `job` a SimCompute of `setup` on its host's device and a recorder that keeps nothing, and
+// quiets SimGrid's log. `setup` must outlive the run.
+void use_sim_compute(sim::SimJob& job, const sim::ModelSetup& setup);
 
 }  // namespace dts::test

@@ -10,8 +10,8 @@
 #include "sim/launcher.hpp"
 #include "sim/sim_comm.hpp"
 #include "sim/sim_compute.hpp"
+#include "tests/sim/sim_harness.hpp"
 #include "tests/support/isolated.hpp"
-#include "tests/support/null_recorder.hpp"
 
 namespace sg4 = simgrid::s4u;
 using dts::sim::TimeCategory;
@@ -70,15 +70,7 @@ json run_algorithm(const std::string& algorithm, json config, std::int64_t steps
     job.fidelity = fidelity;
     job.main = spec.configure(reader, job.workers);
     reader.finish();
-    job.simgrid_args = {"--log=root.thres:critical"};
-    job.make_compute = [&](dts::Rank r, sg4::Host* host,
-                           dts::sim::TimeAccount* account) -> std::unique_ptr<dts::Compute> {
-      return std::make_unique<dts::sim::SimCompute>(setup, r, dts::sim::device_of_host(job.platform, host), host,
-                                                    account);
-    };
-    job.make_recorder = [](dts::Comm&) -> std::unique_ptr<dts::Recorder> {
-      return std::make_unique<dts::test::NullRecorder>();
-    };
+    dts::test::use_sim_compute(job, setup);
     const auto outcome = dts::sim::run_simulation(job);
     json out = {{"end_s", outcome.simulated_time_s}, {"actors", to_json(outcome.actor_times)}};
     const dts::sim::ActorTimes* last = nullptr;
