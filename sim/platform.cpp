@@ -211,7 +211,9 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
     p.hosts = static_cast<int>(r.integer("hosts", 0, 0, 1 << 20));
     p.link_bandwidth_bps = r.number("link_bandwidth_bps", preset_bw, 1e3, 1e15);
     p.link_latency_s = r.number("link_latency_s", preset_lat, 0, 10);
-    p.sharing = r.choice("sharing", "split_duplex", {"split_duplex", "shared", "fatpipe"});
+    p.sharing = r.choice("sharing", "split_duplex", {"split_duplex", "shared", "fatpipe", "per_connection"});
+    if (p.sharing == "per_connection" && p.topology != "star")
+      r.fail("sharing", "\"per_connection\" (a link per pair of nodes) is built for the star topology only");
     read_topology(r, p);
     read_node(r, p, catalog);
   }

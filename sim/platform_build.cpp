@@ -164,7 +164,47 @@ sg4::Link::SharingPolicy policy(const std::string& s) {
                              : sg4::Link::SharingPolicy::FATPIPE;
 }
 
+// sharing "per_connection": each node's NIC link split-duplex, and one shared link per pair of nodes that both
+// directions between them cross (a TCP connection that carries one direction at a time, as Open MPI's TCP BTL
+// does for a pair of ranks), in a full zone: N (N - 1) routes, so at most kMaxConnectionNodes nodes.
+constexpr int kMaxConnectionNodes = 256;
+
+void build_connections(const PlatformSpec& spec, Builder& b, int nodes) {
+  if (nodes > kMaxConnectionNodes) {
+    throw ConfigError(spec.origin + "/sharing", "\"per_connection\" builds a link per pair of nodes: at most " +
+                                                    std::to_string(kMaxConnectionNodes) + " nodes, not " +
+                                                    std::to_string(nodes));
+  }
+  auto* zone = sg4::create_full_zone(spec.name.empty() ? "cluster" : spec.name);
+  const double bw_Bps = spec.link_bandwidth_bps / 8;
+  std::vector<std::pair<NetPoint*, NetPoint*>> ends;
+  std::vector<sg4::Link*> nics;
+  for (int i = 0; i < nodes; ++i) {
+    ends.push_back(b.make_node(zone, static_cast<unsigned long>(i)));
+    nics.push_back(zone->create_split_duplex_link("link-node-" + std::to_string(i), bw_Bps)
+                       ->set_latency(spec.link_latency_s)
+                       ->seal());
+  }
+  for (int i = 0; i < nodes; ++i) {
+    for (int j = i + 1; j < nodes; ++j) {
+      sg4::Link* conn = zone->create_link("conn-" + std::to_string(i) + "-" + std::to_string(j), bw_Bps)
+                            ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+                            ->seal();
+      const auto ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
+      zone->add_route(ends[ui].first, ends[uj].first, ends[ui].second, ends[uj].second,
+                      {{nics[ui], Dir::UP}, {conn, Dir::NONE}, {nics[uj], Dir::DOWN}}, false);
+      zone->add_route(ends[uj].first, ends[ui].first, ends[uj].second, ends[ui].second,
+                      {{nics[uj], Dir::UP}, {conn, Dir::NONE}, {nics[ui], Dir::DOWN}}, false);
+    }
+  }
+  zone->seal();
+}
+
 void build_star(const PlatformSpec& spec, Builder& b, int nodes) {
+  if (spec.sharing == "per_connection") {
+    build_connections(spec, b, nodes);
+    return;
+  }
   auto* zone = sg4::create_star_zone(spec.name.empty() ? "cluster" : spec.name);
   const double bw_Bps = spec.link_bandwidth_bps / 8;
   for (int i = 0; i < nodes; ++i) {

@@ -232,28 +232,49 @@ TEST_CASE("sim::MessageCosts: bad keys are input errors naming them; collective 
                       Catch::Contains("p.json:/message_overhead") && Catch::Contains("fidelity"));
 }
 
-TEST_CASE("sim::platform: sharing shared makes both directions of a pair share one path", "[sim]") {
+TEST_CASE("sim::platform: shared NICs and per-pair connections, a pair's exchange against a ring", "[sim]") {
   /* In details (issue 19's "per-pair connection where both directions share one path", which Open MPI's TCP
    * BTL shows: README "Validating the simulator"):
-   *   o 2 hosts of a pinned star (1 GB/s, 10 us); each sends the other 1 MB at t = 0
-   * Expectations
-   *   o split_duplex: each direction at full rate, both done at 2 * 10 us + 1e6 / 1e9
-   *   o shared: each NIC link carries both directions at half rate, both done at 2 * 10 us + 2 * 1e6 / 1e9
+   *   o hosts of a pinned star (1 GB/s, 10 us); 1 MB messages, all sent at t = 0
+   *   o pair: 2 hosts send each other one; ring: each of 3 hosts sends to the next and receives from the one before
+   * Expectations (2 * 10 us + f * 1e6 / 1e9)
+   *   o split_duplex: f = 1 for both (each NIC direction carries one flow)
+   *   o shared: f = 2 for both (each NIC link carries the flow out and the flow in)
+   *   o per_connection: pair f = 2 (one connection carries both directions), ring f = 1 (different connections)
    */
-  for (const char* sharing : {"split_duplex", "shared"}) {
-    auto spec = pinned_star(2, kBw, kLat);
-    spec.sharing = sharing;
-    const auto out = simulate(spec, 2, [](auto& comm, auto&, auto& o) {
-      Vec out_buf(250'000, true), in_buf(250'000, true);
-      const dts::Rank peer = 1 - comm.rank();
-      auto rx = comm.irecv(peer, 3, in_buf);
-      comm.isend(peer, 3, out_buf).wait_ok();
-      rx.wait_ok();
-      o["t"] = comm.now_s();
-    });
-    REQUIRE(!out.contains("error"));
-    const double factor = std::string(sharing) == "shared" ? 2 : 1;
-    REQUIRE(out["rank"][0]["t"].get<double>() == Approx(2 * kLat + factor * 1e6 / 1e9).epsilon(1e-9));
-    REQUIRE(out["rank"][1]["t"].get<double>() == Approx(2 * kLat + factor * 1e6 / 1e9).epsilon(1e-9));
+  for (const char* sharing : {"split_duplex", "shared", "per_connection"}) {
+    for (const int hosts : {2, 3}) {
+      INFO(sharing << ", " << hosts << " hosts");
+      auto spec = pinned_star(hosts, kBw, kLat);
+      spec.sharing = sharing;
+      const auto out = simulate(spec, hosts, [hosts](auto& comm, auto&, auto& o) {
+        Vec out_buf(250'000, true), in_buf(250'000, true);
+        const dts::Rank next = (comm.rank() + 1) % hosts, prev = (comm.rank() + hosts - 1) % hosts;
+        auto rx = comm.irecv(prev, 3, in_buf);
+        comm.isend(next, 3, out_buf).wait_ok();
+        rx.wait_ok();
+        o["t"] = comm.now_s();
+      });
+      REQUIRE(!out.contains("error"));
+      const std::string s = sharing;
+      const double f = s == "split_duplex" ? 1 : s == "shared" ? 2 : hosts == 2 ? 2 : 1;
+      for (int r = 0; r < hosts; ++r) {
+        REQUIRE(out["rank"][r]["t"].get<double>() == Approx(2 * kLat + f * 1e6 / 1e9).epsilon(1e-9));
+      }
+    }
   }
+}
+
+TEST_CASE("sim::platform: per_connection is refused off the star and above 256 nodes, naming sharing", "[sim]") {
+  const nlohmann::json tree = {{"topology", "fat_tree"},
+                               {"device", {{"peak_flops", 1e12}, {"mem_bw_Bps", 1e11}}},
+                               {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}},
+                               {"sharing", "per_connection"}};
+  REQUIRE_THROWS_WITH(dts::sim::read_platform(tree, "p.json", "", "."),
+                      Catch::Contains("p.json:/sharing") && Catch::Contains("star topology only"));
+  auto spec = pinned_star(257, kBw, kLat);
+  spec.sharing = "per_connection";
+  const auto out = simulate(spec, 2, [](auto&, auto&, auto&) {});
+  REQUIRE(out.contains("error"));
+  REQUIRE_THAT(out["error"].get<std::string>(), Catch::Contains("/sharing") && Catch::Contains("at most 256 nodes"));
 }
