@@ -5,7 +5,7 @@ MEASURED.json (scripts/validation/calibrate) maps case names to {"mode", "bytes"
 "times": [s per step of each repeat], "load": [1-min load average before each]}. Writes
   platforms/measured_netns_RATE_hostbase.json  the ping-pong platform (measured_netns_RATE.json) with `sharing`
       chosen from the 4 MiB exchange / one-way ratio (> 1.5: Open MPI's one TCP connection per pair carries both
-      directions, `shared`; else `split_duplex`) and zero `message_overhead` segments for the fit to fill;
+      directions, `per_connection`; else `split_duplex`) and zero `message_overhead` segments for the fit to fill;
   experiments/validation/hostcosts_RATE.cal.json  the calibration file for `dtsim calibrate`: every case but the
       compute-only ones (`ov*_0`, whose times are the simulated compute, model.step_time_s, of the overlap cases
       with as many ranks) is a target, value = the median of its repeats, the same microbench experiment on
@@ -29,7 +29,7 @@ B = base["link_bandwidth_bps"]
 
 one_way = med["pp_4m"] / (2 * m["pp_4m"]["messages"])
 ratio = med["ex_4m"] / m["ex_4m"]["messages"] / one_way
-sharing = "shared" if ratio > 1.5 else "split_duplex"
+sharing = "per_connection" if ratio > 1.5 else "split_duplex"
 hostbase = {
     "base": f"measured_netns_{rate}.json",
     "name": f"measured_netns_{rate}_hostbase",
