@@ -31,6 +31,7 @@
 #include "realexec/mpi_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -47,6 +48,10 @@ using hangs::no_progress_message;
 using hangs::ranks_text;
 
 float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
+// How long a wait spins before it yields (poll_until): 20 us where this machine has a core for each of its
+// ranks, 0 where they outnumber its cores (set by the engine from the ranks that share this machine).
+std::atomic<double> g_spin_s{0};
+constexpr double kSpinS = 20e-6;
 // The notices a rank sends about itself on notice_comm_, one int each.
 const int kFinishedNotice = 0;
 const int kFailedNotice = 1;
@@ -83,6 +88,12 @@ Engine::Engine(MPI_Comm parent) : fail_at_wtime_(std::numeric_limits<double>::in
     const auto i = static_cast<std::size_t>(r);
     DTS_MPI_CHECK(MPI_Irecv(&notice_word_[i], 1, MPI_INT, r, 0, notice_comm_, &notice_rx_[i]));
   }
+  MPI_Comm local = MPI_COMM_NULL;
+  DTS_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
+  int local_ranks = 1;
+  DTS_MPI_CHECK(MPI_Comm_size(local, &local_ranks));
+  DTS_MPI_CHECK(MPI_Comm_free(&local));
+  g_spin_s = static_cast<unsigned>(local_ranks) <= std::thread::hardware_concurrency() ? kSpinS : 0.0;
 }
 
 Engine::~Engine() {
@@ -332,17 +343,22 @@ void Engine::cancel(Op& op) {
 }
 
 bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
-  // Yield first (a reply is usually microseconds away), then sleep, growing to 0.5 ms, so that ranks that
-  // outnumber the cores, or that wait for a long computation, leave the CPU to the others.
-  const double deadline = timeout_s == kForever ? kForever : MPI_Wtime() + timeout_s;
-  for (int polls = 0;; ++polls) {
+  // Spin first where each rank has a core (a small message's reply is microseconds away, and a yield is a
+  // system call and a trip through the scheduler), then yield, then sleep, growing to 0.5 ms, so that ranks
+  // that outnumber the cores, or that wait for a long computation, leave the CPU to the others.
+  const double start = MPI_Wtime(), spin_until = start + g_spin_s.load(std::memory_order_relaxed);
+  const double deadline = timeout_s == kForever ? kForever : start + timeout_s;
+  for (int idle = 0;;) {
     if (ready()) return true;
-    if (timeout_s != kForever && MPI_Wtime() >= deadline) return false;
-    if (polls < 64) {
+    const double now = MPI_Wtime();
+    if (timeout_s != kForever && now >= deadline) return false;
+    if (now < spin_until) continue;
+    if (idle < 64) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min(500, 5 * (polls - 63))));
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(500, 5 * (idle - 63))));
     }
+    ++idle;
   }
 }
 
