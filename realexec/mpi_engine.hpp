@@ -103,6 +103,10 @@ class Engine : NoCopy {
   std::uint64_t messages_sent() const { return messages_sent_; }
 
  private:
+  // The notices a rank sends about itself on notice_comm_, one int each.
+  static constexpr int kFinishedNotice = 0;
+  static constexpr int kFailedNotice = 1;
+
   void progress();  // lock held
   void complete_recv(Op& op);
   void deliver(Op& op, const Staged& s);

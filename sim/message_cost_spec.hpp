@@ -39,9 +39,9 @@ struct MessageNoise {
 
 struct CopyModel {
   bool given = false;
-  double call_latency_s = 0;          // per copy call (driver overhead), CPU time
-  bool pageable = false;              // host buffers are pageable: staged through a pinned buffer
-  double staging_bandwidth_Bps = 0;   // the staging copy's rate (bytes/s), CPU time; used when pageable
+  double call_latency_s = 0;         // per copy call (driver overhead), CPU time
+  bool pageable = false;             // host buffers are pageable: staged through a pinned buffer
+  double staging_bandwidth_Bps = 0;  // the staging copy's rate (bytes/s), CPU time; used when pageable
   // The minibatches' host buffers (default: as `pageable`). Caffe's data layer prefetches into pinned memory
   // (cudaMallocHost) while a master's parameters may live in ordinary (pageable) memory.
   bool batch_pageable = false;

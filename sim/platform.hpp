@@ -70,7 +70,7 @@ struct PlatformSpec {
   PlacementSpec placement;
   double link_bandwidth_bps = 10e9;  // each NIC (cluster) link
   double link_latency_s = 50e-6;
-  std::string sharing = "split_duplex";  // split_duplex | shared | fatpipe | per_connection (star only)
+  std::string sharing = "split_duplex";               // split_duplex | shared | fatpipe | per_connection (star only)
   std::string network_model = "LV08";                 // SimGrid network/model: LV08 | CM02 | SMPI | IB
   std::map<std::string, std::string> simgrid_config;  // extra --cfg items, e.g. network/latency-factor
   MessageOverhead message_overhead;                   // host-side costs of messages (sim/message_cost_spec.hpp)
