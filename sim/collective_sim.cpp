@@ -73,8 +73,9 @@ double CollectiveSim::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const 
 std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const PlanCall& call) {
   const std::span<const Rank> ranks = call.group->members();
   const Key key{fnv1a(call.plan->name()), call.tag, call.group->hash(), static_cast<int>(ranks.size())};
-  const std::uint64_t seq = next_seq_[{key, call.self}]++;
-  const auto at = std::make_pair(key, seq);
+  const bool numbered = call.round.has_value();
+  const std::uint64_t seq = numbered ? *call.round : next_seq_[{key, call.self}]++;
+  const auto at = std::make_tuple(key, numbered, seq);
   auto& slot = open_[at];
   if (!slot) {
     slot = std::make_shared<Instance>();
@@ -132,6 +133,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
         if (world_.host(self) != world_.host(to)) world_.wires().carry(world_.host(self), world_.host(to), bytes);
         TimeAccount::arrived(flow->trace.get());
         flow->delivered = true;
+        flow->arrival = ++arrivals_;
         world_.wake(to);
         if (adds) world_.wake(self);  // carried by an actor of its own: I may be waiting for it
       };
@@ -141,36 +143,62 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
         carry();
       }
     }
-    // 2. My receives, in order; then the additions.
-    for (const PlanRecv& m : st.recvs) {
-      Member& peer = inst.members[static_cast<std::size_t>(m.peer)];
-      auto taken = std::find_if(me.taken.begin(), me.taken.end(), [&](const auto& t) { return t.first == m.peer; });
-      if (taken == me.taken.end()) taken = me.taken.insert(me.taken.end(), {m.peer, 0});
-      const int nth = taken->second++;
-      Flow* flow = nullptr;
-      auto arrived = [&] {
-        if (flow == nullptr) {
-          int seen = 0;
-          for (Flow& f : peer.sent) {
-            if (f.to == call.index && seen++ == nth) {
-              flow = &f;
-              break;
-            }
+    // 2. My receives: each waits for its flow (the peer's n-th to me is my n-th receive from it) and takes it,
+    // in order; or, with a quorum, the flows that have arrived once `quorum` have, in the order they arrived.
+    std::vector<Flow*> flows(st.recvs.size(), nullptr);
+    std::vector<int> nth(st.recvs.size());
+    for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+      const int peer = st.recvs[i].peer;
+      auto taken = std::find_if(me.taken.begin(), me.taken.end(), [&](const auto& t) { return t.first == peer; });
+      if (taken == me.taken.end()) taken = me.taken.insert(me.taken.end(), {peer, 0});
+      nth[i] = taken->second++;
+    }
+    const auto arrived = [&](std::size_t i) {
+      if (flows[i] == nullptr) {
+        int seen = 0;
+        for (Flow& f : inst.members[static_cast<std::size_t>(st.recvs[i].peer)].sent) {
+          if (f.to == call.index && seen++ == nth[i]) {
+            flows[i] = &f;
+            break;
           }
         }
-        return flow != nullptr && flow->delivered;
+      }
+      return flows[i] != nullptr && flows[i]->delivered;
+    };
+    const auto take = [&](std::size_t i) {
+      if (!real) return;
+      const PlanRecv& m = st.recvs[i];
+      const Slice into = call.data.sub(m.chunk.offset, m.chunk.count);
+      const ConstSlice got(std::span<const float>(flows[i]->payload), m.chunk.count);
+      m.add ? rules::axpy(into, 1.0f, got) : rules::copy(into, got);
+      std::vector<float>().swap(flows[i]->payload);
+    };
+    std::vector<std::size_t> took;
+    if (st.quorum == 0) {
+      for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+        if (account != nullptr) account->wait_begin();
+        world_.wait_until(
+            call.self, [&] { return arrived(i); }, kForever);
+        if (account != nullptr) account->wait_end(flows[i]->trace.get());
+        take(i);
+        took.push_back(i);
+      }
+    } else {
+      const auto quorum = [&] {
+        took.clear();
+        for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+          if (arrived(i)) took.push_back(i);
+        }
+        return took.size() >= st.quorum;
       };
       if (account != nullptr) account->wait_begin();
-      world_.wait_until(call.self, arrived, kForever);
-      if (account != nullptr) account->wait_end(flow->trace.get());
-      if (real) {
-        const Slice into = call.data.sub(m.chunk.offset, m.chunk.count);
-        const ConstSlice got(std::span<const float>(flow->payload), m.chunk.count);
-        m.add ? rules::axpy(into, 1.0f, got) : rules::copy(into, got);
-        std::vector<float>().swap(flow->payload);
-      }
+      world_.wait_until(call.self, quorum, kForever);
+      std::sort(took.begin(), took.end(), [&](auto a, auto b) { return flows[a]->arrival < flows[b]->arrival; });
+      if (account != nullptr) account->wait_end(flows[took[st.quorum - 1]]->trace.get());
+      for (std::size_t i : took) take(i);
     }
-    for (const PlanRecv& m : st.recvs) {
+    for (std::size_t i : took) {
+      const PlanRecv& m = st.recvs[i];
       if (m.add && call.compute != nullptr) call.compute->charge_reduce(m.chunk.count, 3);
     }
     // 3. My flows arrived (those carried by actors of their own).

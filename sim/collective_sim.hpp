@@ -56,6 +56,7 @@ class CollectiveSim final : public CollectiveEngine {
   struct Flow {   // stage by stage: one message
     int to = -1;  // group index
     bool delivered = false;
+    std::uint64_t arrival = 0;         // when delivered: the engine's count of delivered flows
     std::shared_ptr<FlowTrace> trace;  // for the time account
     std::vector<float> payload;        // the sent chunk, taken when the stage began
   };
@@ -79,7 +80,8 @@ class CollectiveSim final : public CollectiveEngine {
   };
   using Key = std::tuple<std::uint64_t, Tag, std::uint64_t, int>;  // plan name's hash, tag, members' hash, size
 
-  // The caller's instance of the plan: the members' next one of its key.
+  // The caller's instance of the plan: that of its round for a numbered call (kept while a member has not
+  // joined: one may skip a round), else the members' next one of its key.
   std::shared_ptr<Instance> join(const PlanCall& call);
   void stages(const PlanCall& call, Instance& inst);
 
@@ -101,8 +103,9 @@ class CollectiveSim final : public CollectiveEngine {
   bool smpi_factors_ = false;
   double latency_factor_ = 1;
   std::vector<std::pair<double, double>> smpi_lat_;  // (size threshold, factor), ascending
-  std::map<std::pair<Key, std::uint64_t>, std::shared_ptr<Instance>> open_;
+  std::map<std::tuple<Key, bool, std::uint64_t>, std::shared_ptr<Instance>> open_;  // (key, numbered, round | seq)
   std::map<std::pair<Key, Rank>, std::uint64_t> next_seq_;
+  std::uint64_t arrivals_ = 0;
   mutable std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_latency_;  // latency_s's
 };
 

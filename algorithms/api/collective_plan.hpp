@@ -4,7 +4,10 @@
 // `collective` fidelity). A stage is posted whole, then completes in this order: wait its receives, charge
 // the additions of those that add (Compute::charge_elementwise(count, 3) each), wait its sends. Messages
 // between two members are matched in the order they were sent, so a stage needs no tag of its own.
-// Plans answer per member and per stage, on demand: at thousands of members nobody builds all of them.
+// A stage may wait for a quorum of its receives instead of all (k of n; PlanStage::quorum). A numbered call
+// (PlanCall::round) carries its round in every message's envelope, so that late messages of a round are
+// never taken by another, and the collective fidelity pairs the members' calls by round: a member may skip
+// one. Plans answer per member and per stage, on demand: at thousands of members nobody builds all of them.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +45,10 @@ struct PlanStage {
   // The receives may write what the sends read: the sends are posted first and copied at posting (unless
   // the caller's SendOptions borrow). Otherwise receives are posted first and sends read in place.
   bool sends_first = false;
+  // 0: the stage waits for every receive. k > 0: for k of them; the receives complete by then are taken
+  // (added or copied, in the order they arrived: k or more), the others cancelled. Only in a numbered call:
+  // the messages of cancelled receives arrive late, and the member gives up the round when its part ends.
+  std::size_t quorum = 0;
 };
 
 // A plan that is a uniform pipeline over the group's ring: in step s every member r sends the ring chunk
@@ -84,6 +91,10 @@ struct PlanCall {
   std::optional<std::uint64_t> modeled_bytes;
   bool borrow = false;  // sends_first stages: the caller leaves what they send unchanged until they complete
   Tag tag = 0;
+  // A numbered call: every member calls it with the same round, in rising rounds per tag (a member may skip
+  // a round: then it gives up the round itself, Comm::drop_stale). Unnumbered calls pair in each member's
+  // order of calls, so every member makes every one of them.
+  std::optional<Round> round;
   Compute* compute = nullptr;  // charged the additions; null when the plan adds nothing
 
   std::uint64_t bytes(std::size_t count) const {

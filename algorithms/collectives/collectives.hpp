@@ -50,13 +50,24 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
 // receives the peer's vector into `theirs` (same count; they may alias). Both partners call it.
 void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag, const SendOptions& opts = {});
 
-// Runs the calling member's part of `plan` among `group` (the caller's group index is its member). `send`:
-// the input of sends `from_input`; `opts`: modeled bytes (of a message of all data.count floats) and borrow,
-// for the stages that send first. `survive`: an operation with a peer that failed ends, not the plan (the
-// same posts and waits in the same order go on); returns false if one did. Without it a failed peer throws.
-// The collective fidelity has no failures.
+// How a member runs a plan (run_plan).
+struct PlanOptions {
+  ConstSlice send;  // the input of sends `from_input`
+  // Bytes charged for a message of all data.count floats (default 4 per float), and borrow for the stages that
+  // send first (SendOptions).
+  std::optional<std::uint64_t> modeled_bytes;
+  bool borrow = false;
+  // An operation with a peer that failed ends, not the plan (the same posts and waits in the same order go on);
+  // run_plan then returns false. Without it a failed peer throws. The collective fidelity has no failures.
+  bool survive = false;
+  std::optional<Round> round;  // a numbered call (PlanCall::round); needed by quorum stages
+};
+
+// Runs the calling member's part of `plan` among `group` (the caller's group index is its member). Returns false
+// if an operation ended on a failed peer (PlanOptions::survive). A numbered part that waited for a quorum gives
+// up its round at the end (Comm::drop_stale(tag, round + 1)): the messages of its cancelled receives are dropped.
 bool run_plan(Comm& comm, Compute* compute, const Group& group, const CollectivePlan& plan, Slice data, Tag tag,
-              ConstSlice send = {}, const SendOptions& opts = {}, bool survive = false);
+              const PlanOptions& opts = {});
 
 // Added for AGD (issue 16). Hierarchical ring (hierarchical_ring.cpp): the group is nodes of `per_node`
 // consecutive members; ring reduce-scatter inside each node, ring allreduce of each chunk across the nodes,

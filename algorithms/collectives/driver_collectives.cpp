@@ -7,6 +7,15 @@
 #include "algorithms/rules/vector_ops.hpp"
 
 namespace dts::collectives {
+namespace {
+
+PlanOptions surviving(bool survive) {
+  PlanOptions o;
+  o.survive = survive;
+  return o;
+}
+
+}  // namespace
 
 int BinaryTreeReducePlan::stages(int member) const {
   const int v = (member - root_ + P_) % P_;
@@ -41,8 +50,8 @@ bool weighted_tree_reduce(Comm& comm, Compute& compute, const Group& group, Slic
     compute.charge_reduce(n, 2);
   }
   if (group.size() == 1) return true;
-  return run_plan(comm, &compute, group, BinaryTreeReducePlan(group.size(), root, data.count), data, tag, {}, {},
-                  survive);
+  return run_plan(comm, &compute, group, BinaryTreeReducePlan(group.size(), root, data.count), data, tag,
+                  surviving(survive));
 }
 
 SwarmBroadcastPlan::SwarmBroadcastPlan(int P, int root, std::size_t n, std::size_t chunk_floats, bool reserve)
@@ -96,7 +105,7 @@ bool swarm_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag t
   DTS_ASSERT(group.index_of(comm.rank()) >= 0, "swarm_broadcast: caller is not in the group");
   if (group.size() == 1 || data.count == 0) return true;
   return run_plan(comm, nullptr, group, SwarmBroadcastPlan(group.size(), root, data.count, chunk_floats, reserve), data,
-                  tag, {}, {}, survive);
+                  tag, surviving(survive));
 }
 
 }  // namespace dts::collectives

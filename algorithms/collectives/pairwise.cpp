@@ -19,7 +19,11 @@ void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag
   DTS_ASSERT(mine.count == theirs.count, "pairwise_exchange: both directions carry the same count");
   DTS_ASSERT(peer != comm.rank(), "pairwise_exchange with oneself");
   const Group pair({std::min(comm.rank(), peer), std::max(comm.rank(), peer)});
-  run_plan(comm, nullptr, pair, PairwisePlan(theirs.count), theirs, tag, mine, opts);
+  PlanOptions o;
+  o.send = mine;
+  o.modeled_bytes = opts.modeled_bytes;
+  o.borrow = opts.borrow;
+  run_plan(comm, nullptr, pair, PairwisePlan(theirs.count), theirs, tag, o);
 }
 
 }  // namespace dts::collectives

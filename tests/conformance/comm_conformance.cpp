@@ -225,6 +225,7 @@ const std::vector<Case>& cases() {
     for (auto& c : detail::transfer_cases()) v.push_back(std::move(c));
     for (auto& c : detail::round_cases()) v.push_back(std::move(c));
     for (auto& c : detail::wait_cases()) v.push_back(std::move(c));
+    for (auto& c : detail::plan_cases()) v.push_back(std::move(c));
     return v;
   }();
   return all;

@@ -32,6 +32,7 @@ std::vector<Case> matching_cases();  // comm_conformance.cpp
 std::vector<Case> transfer_cases();  // comm_conformance_transfer.cpp
 std::vector<Case> round_cases();     // comm_conformance_rounds.cpp
 std::vector<Case> wait_cases();      // comm_conformance_waits.cpp
+std::vector<Case> plan_cases();      // comm_conformance_plans.cpp
 // Collects the first failed expectation.
 struct Expect {
   std::string failure;
