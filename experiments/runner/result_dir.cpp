@@ -28,7 +28,8 @@ std::string read_line(const fs::path& file) {
 }
 
 // A process as the kernel knows it: pid, start time (clock ticks since boot) and the boot's id. Empty start
-// time: no such process.
+// time: no such process, or one that has ended and waits to be reaped (a zombie writes nothing more; a point
+// killed with its sweep stays one until init reaps it).
 struct ProcessId {
   long pid = 0;
   std::string start, boot;
@@ -42,7 +43,8 @@ ProcessId process_id(long pid) {
   if (paren == std::string::npos) return id;
   std::istringstream fields(stat.substr(paren + 1));
   std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {  // field 22 is starttime (proc(5))
+  for (int i = 3; i <= 22 && fields >> field; ++i) {  // field 3 is the state, 22 starttime (proc(5))
+    if (i == 3 && (field == "Z" || field == "X")) return id;
     if (i == 22) id.start = field;
   }
   return id;
