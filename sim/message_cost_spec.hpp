@@ -49,6 +49,10 @@ struct CopyModel {
   {
     return call_latency_s + (pageable ? bytes / staging_bandwidth_Bps : 0.0);
   }
+  double batch_seconds(double bytes) const  // the copy of a minibatch of `bytes` to a device
+  {
+    return call_latency_s + (batch_pageable && staging_bandwidth_Bps > 0 ? bytes / staging_bandwidth_Bps : 0.0);
+  }
 };
 
 // The keys "message_overhead" and "message_noise" of a platform object, and "copy" of its node object; each

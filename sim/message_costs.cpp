@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "kernels/rng.hpp"
@@ -12,13 +10,6 @@
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
-
-std::string copy_property(const CopyModel& copy, int cpu_cores) {
-  char text[96];
-  std::snprintf(text, sizeof text, "%.17g %.17g %d", copy.call_latency_s,
-                copy.batch_pageable ? copy.staging_bandwidth_Bps : 0.0, cpu_cores);
-  return text;
-}
 
 void HostCharge::pay() const {
   if (seconds <= 0) return;
@@ -91,18 +82,6 @@ MessageCharge MessageCosts::charge(Rank src, std::uint64_t index, sg4::Host* src
   c.sender = {s.cpu, s.cores, send_s * send_f};
   c.receiver = {d.cpu, d.cores, recv_s * recv_f};
   return c;
-}
-
-void charge_batch_copy(const sg4::Host* device, sg4::Host* cpu, double bytes) {
-  const char* text = device->get_property(kCopyProperty);
-  if (text == nullptr) return;
-  char* next = nullptr;
-  CopyModel copy;
-  copy.call_latency_s = std::strtod(text, &next);
-  copy.staging_bandwidth_Bps = std::strtod(next, &next);
-  copy.pageable = copy.staging_bandwidth_Bps > 0;
-  const int cores = static_cast<int>(std::strtol(next, nullptr, 10));
-  HostCharge{cpu, cores, copy.seconds(bytes)}.pay();
 }
 
 void check_message_costs_fidelity(const PlatformSpec& spec, bool collective_fidelity) {

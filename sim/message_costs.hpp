@@ -25,9 +25,6 @@
 namespace dts::sim {
 
 inline constexpr const char* kNodeCpuProperty = "dts_node_cpu";  // device property: its node's CPU host
-inline constexpr const char* kCopyProperty = "dts_copy";         // device property: copy_property()'s text
-// "call_latency_s staging_Bps cpu_cores" of the minibatch copy (staging 0: pinned memory), exact to the last bit.
-std::string copy_property(const CopyModel& copy, int cpu_cores);
 
 // CPU work that blocks the calling actor until done: `seconds` of one of the `cores` cores of host `on`
 // (null: a delay of `seconds`).
@@ -69,10 +66,6 @@ class MessageCosts {
   std::uint64_t seed_;
   std::unordered_map<const simgrid::s4u::Host*, End> ends_;  // looked up, never iterated
 };
-
-// The copy of a minibatch from `cpu`'s memory to `device` (SimCompute::copy_batch): one call of the device's
-// node.copy, paid by the CPU; nothing when the node has no copy model.
-void charge_batch_copy(const simgrid::s4u::Host* device, simgrid::s4u::Host* cpu, double bytes);
 
 // The collective fidelity runs no messages: an input error naming the first message-cost key given.
 void check_message_costs_fidelity(const PlatformSpec& spec, bool collective_fidelity);

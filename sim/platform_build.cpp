@@ -105,7 +105,6 @@ class Builder {
       }
       for (auto* d : n.devices) {
         d->set_property(kNodeCpuProperty, n.cpu->get_name());
-        if (node.copy.given) d->set_property(kCopyProperty, copy_property(node.copy, node.cpu->cores));
       }
     } else {
       root = zone->create_router(name + "-root");

@@ -1,7 +1,6 @@
 // SimCompute: the Trainer's kernels (real numerics) plus device-model charging.
 #include "sim/sim_compute.hpp"
 
-#include "sim/message_costs.hpp"
 #include "sim/time_account.hpp"
 
 #include <algorithm>
@@ -10,9 +9,10 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
 
-SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device, sg4::Host* host, TimeAccount* account)
+SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& platform, sg4::Host* host,
+                       TimeAccount* account)
     : TrainerCompute(setup.trainer, rank),
-      device_(device),
+      device_(device_of_host(platform, host)),
       host_(host),
       account_(account),
       scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
@@ -26,6 +26,9 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const Device& device,
     data_host_ = sg4::Host::by_name(data_host);
     const data::Dataset& d = *setup.trainer.train;
     batch_bytes_ = static_cast<double>(setup.trainer.batch) * d.c * d.h * d.w * sizeof(float);  // fp32 samples
+    if (platform.node && platform.node->cpu && platform.node->copy.given) {  // the CPU's copy call (and staging)
+      batch_copy_ = HostCharge{data_host_, platform.node->cpu->cores, platform.node->copy.batch_seconds(batch_bytes_)};
+    }
   }
 }
 
@@ -37,7 +40,7 @@ void SimCompute::charge(double seconds) {
 void SimCompute::copy_batch() {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
-    charge_batch_copy(host_, data_host_, batch_bytes_);  // the copy call (and staging) on the CPU, if modeled
+    batch_copy_.pay();
     sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
 }

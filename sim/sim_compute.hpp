@@ -14,6 +14,8 @@
 #include "algorithms/api/scenario.hpp"
 #include "algorithms/api/trainer_compute.hpp"
 #include "sim/device.hpp"
+#include "sim/message_costs.hpp"
+#include "sim/platform.hpp"
 
 namespace dts::sim {
 
@@ -28,8 +30,10 @@ struct ModelSetup {
 
 class SimCompute final : public TrainerCompute {
  public:
+  // On `host` of `platform` (its device model, and the node's copy model for minibatches kept on the CPU).
   // `account`: the simulation's time account (null: not accounted).
-  SimCompute(const ModelSetup& setup, Rank rank, const Device& device, simgrid::s4u::Host* host, TimeAccount* account);
+  SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& platform, simgrid::s4u::Host* host,
+             TimeAccount* account);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   // At the device's update_efficiency and reduce_efficiency (Device::elementwise_time_s).
@@ -57,6 +61,7 @@ class SimCompute final : public TrainerCompute {
   int batch_ = 1;
   simgrid::s4u::Host* data_host_ = nullptr;  // where the minibatches come from; null: on the device
   double batch_bytes_ = 0;
+  HostCharge batch_copy_;  // the CPU's copy call per minibatch (node.copy); nothing when not modeled
   Device device_;
   simgrid::s4u::Host* host_;
   TimeAccount* account_;

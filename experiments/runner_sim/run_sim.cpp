@@ -39,7 +39,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.scenario = *plan.scenario;
   job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host,
                                   sim::TimeAccount* account) -> std::unique_ptr<Compute> {
-    return std::make_unique<sim::SimCompute>(*setup, r, sim::device_of_host(in.platform, host), host, account);
+    return std::make_unique<sim::SimCompute>(*setup, r, in.platform, host, account);
   };
   return job;
 }
