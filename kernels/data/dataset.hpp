@@ -55,6 +55,8 @@ Dataset read_cifar10(std::vector<ByteStream>& batches, std::uint64_t max_values 
 // synthetic.cpp for the noise scale). InputError on a non-positive size, classes < 2, or more than
 // kMaxSampleValues values in the samples (n*c*h*w) or in the class means (classes*c*h*w).
 Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes);
+// synthetic()'s checks, and a set of its shape with no samples yet.
+Dataset synthetic_shape(int n, int c, int h, int w, int classes);
 
 // The indices of rank `rank`'s shard of n samples among `world` workers: a contiguous block after a seeded
 // permutation shared by all ranks, so shards are disjoint and cover all of [0, n) (sizes differ by <= 1).

@@ -35,7 +35,7 @@ bool within_limit(std::initializer_list<int> factors) {
 
 }  // namespace
 
-Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes) {
+Dataset synthetic_shape(int n, int c, int h, int w, int classes) {
   if (n <= 0 || c <= 0 || h <= 0 || w <= 0) {
     throw InputError("", "synthetic data set: n, c, h, w must be positive, got n=" + std::to_string(n) +
                              " c=" + std::to_string(c) + " h=" + std::to_string(h) + " w=" + std::to_string(w));
@@ -59,6 +59,11 @@ Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes) {
   ds.h = h;
   ds.w = w;
   ds.classes = classes;
+  return ds;
+}
+
+Dataset synthetic(std::uint64_t seed, int n, int c, int h, int w, int classes) {
+  Dataset ds = synthetic_shape(n, c, h, w, classes);
   const std::size_t d = ds.sample_size();
 
   // 1. Class means, class by class.
