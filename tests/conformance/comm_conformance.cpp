@@ -54,7 +54,7 @@ Case ordering() {
               }
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[1]["marker"] == 6, "the tag-6 message");
             for (int k = 0; k < 12; ++k) e(f[1]["got"][k] == k, "message " + std::to_string(k) + " out of order");
@@ -92,7 +92,7 @@ Case any_source_outsider() {
               f["outsider"] = c[0];
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             const auto& r0 = f[0];
             const int s0 = r0["sources"][0].get<int>(), s1 = r0["sources"][1].get<int>();
@@ -142,7 +142,7 @@ Case wait_any_and_post_order() {
               f["post_order"].push_back({c.index, c.source, b[0]});
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[0]["first"] == nlohmann::json({0, 1, "ok", false, 1.0}), "first " + f[0]["first"].dump());
             e(f[0]["second"] == nlohmann::json({1, 2, "ok", 2.0}), "second " + f[0]["second"].dump());
@@ -196,7 +196,7 @@ Case timeouts_and_cancel() {
               f["recalled_send"] = a[0];
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             const auto& r1 = f[1];
             e(r1["timeout"] == "timeout" && r1["waited_enough"] == true, "timed wait " + r1.dump());

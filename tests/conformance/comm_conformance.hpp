@@ -21,8 +21,9 @@ struct Case {
   std::string name;
   std::string what;  // the behaviour it pins down
   std::function<void(Comm& comm, Node& node, nlohmann::json& facts)> body;
-  // facts[r] is rank r's object. Returns "" when they conform, else what is wrong.
-  std::function<std::string(const nlohmann::json& facts)> check;
+  // facts[r] is rank r's object. Returns "" when they conform, else what is wrong. A copy: a fact that a rank
+  // never recorded reads as null (a const object's missing key would be undefined behaviour, a crash).
+  std::function<std::string(nlohmann::json facts)> check;
 };
 
 const std::vector<Case>& cases();

@@ -54,7 +54,7 @@ Case rounds() {
               f["late"] = late;
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             const auto& r1 = f[1];
             e(r1["matched"] == nlohmann::json({0.0, 1.0}), "rounds 0 and 1 " + r1["matched"].dump());
@@ -85,7 +85,7 @@ Case wait_any_timeout() {
               f["then"] = {d.index, to_string(d.status), v};
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             const auto& r1 = f[1];
             e(r1["timeout"] == nlohmann::json({1, "timeout", true}), "timeout " + r1["timeout"].dump());

@@ -53,7 +53,7 @@ Case zero_and_large() {
               f["bytes_received"] = comm.bytes_received();
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[1]["intact"] == nlohmann::json({true, true}), "64 MB messages " + f[1]["intact"].dump());
             const std::uint64_t payload = 4 * (2 * kLarge + 1);
@@ -92,7 +92,7 @@ Case borrowed_send() {
               f["intact"] = {has_pattern(first, 0), has_pattern(second, 1)};
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[1]["intact"] == nlohmann::json({true, true}), "borrowed messages " + f[1]["intact"].dump());
             return e.failure;
@@ -130,7 +130,7 @@ Case add_receive() {
               f["added"] = {ok_first, ok_second};
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[1]["added"] == nlohmann::json({true, true}), "added messages " + f[1]["added"].dump());
             return e.failure;
@@ -159,7 +159,7 @@ Case self_send() {
             f["posted"] = got[0];
             f["source"] = rx.source();
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             for (int r = 0; r < kRanks; ++r) {
               e(f[r] == nlohmann::json({{"unexpected", r}, {"big", true}, {"posted", r + 10}, {"source", r}}),
@@ -209,7 +209,7 @@ Case spawned_activity() {
               f["pong"] = v[0];
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             e(f[1]["sum"] == 6 && f[1]["pong"] == 3, "rank 1: " + f[1].dump());
             return e.failure;
@@ -245,7 +245,7 @@ Case collectives() {
               f["hypercube3"] = v;
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             std::vector<float> want(11), want3(11);
             for (std::size_t i = 0; i < want.size(); ++i) want[i] = static_cast<float>(6000 + 4 * static_cast<int>(i));

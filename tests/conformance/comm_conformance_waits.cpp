@@ -66,7 +66,7 @@ Case wait_log() {
               f["timeout_uncharged"] = log.blocked_s() - charged >= 0.09;
             }
           },
-          [](const nlohmann::json& f) {
+          [](nlohmann::json f) {
             Expect e;
             const auto& r0 = f[0];
             e(r0["first"] == 1, "wait_any completed " + r0["first"].dump() + ", not rank 3's receive");
