@@ -37,6 +37,7 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
   const float expect = static_cast<float>(P * (P + 1) / 2);
   std::vector<float> buffer(max_bytes / sizeof(float));
   Round round = 0;  // grid: every call a round of its own, on tags of its own (it gives up their old rounds)
+  collectives::QuorumBuffers grid_buffers;
 
   std::vector<AllreduceTiming> out;
   for (const auto bytes : spec.sizes_bytes) {
@@ -48,7 +49,8 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
       if (algo == "grid") {
         want = expect * (1.0f / static_cast<float>(P));  // a mean; exact for rank + 1 at small P
         call = [&] {
-          collectives::quorum_allreduce(comm, &compute, everyone, data, {kBenchTag + 1, kBenchTag + 2}, ++round, {});
+          collectives::quorum_allreduce(comm, &compute, everyone, data, {kBenchTag + 1, kBenchTag + 2}, ++round, {},
+                                        std::nullopt, &grid_buffers);  // as BIDMach's loop keeps them
         };
       } else {
         call = [&, kind = collectives::parse_allreduce_algo(algo, "--algos")] {

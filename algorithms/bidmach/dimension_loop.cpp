@@ -122,7 +122,10 @@ void DimensionLoop::begin_round(std::uint32_t r) {
     tidy();
   }
   Compute& compute = ctx_.compute;
-  Vec fetched = compute.make_vec();
+  collectives::QuorumBuffers spare = std::move(spare_);
+  Vec fetched = spare.data.count() == compute.num_params() && spare.data.real() == compute.real()
+                    ? std::move(spare.data)
+                    : compute.make_vec();
   {
     const std::lock_guard<Mutex> hold(*model_.lock);
     rules::copy(fetched, model_.params);
@@ -136,9 +139,9 @@ void DimensionLoop::begin_round(std::uint32_t r) {
   s->number = base_ | r;
   s->fetched_s = ctx_.comm.now_s();
   Slot* raw = s.get();
-  s->round = std::make_unique<collectives::QuorumRound>(ctx_.comm, &compute, line_, tags_.quorum, s->number,
-                                                        cfg_.quorum, std::move(fetched), std::nullopt,
-                                                        [this, raw](ConstSlice mean) { finish_round(*raw, mean); });
+  s->round = std::make_unique<collectives::QuorumRound>(
+      ctx_.comm, &compute, line_, tags_.quorum, s->number, cfg_.quorum, std::move(fetched), std::nullopt,
+      [this, raw](ConstSlice mean) { finish_round(*raw, mean); }, std::move(spare));
   slots_[r % slots_.size()] = std::move(s);
   begun_ = std::max<Round>(begun_, (base_ | r) + 1);
   raw->round->start(reactor_);
@@ -173,7 +176,11 @@ void DimensionLoop::tidy() {
     stats_.missing += static_cast<std::int64_t>(c.missing);
     draining_.push_back(std::move(s));
   }
-  std::erase_if(draining_, [](auto& s) { return s->round->drained(); });
+  std::erase_if(draining_, [this](auto& s) {
+    if (!s->round->drained()) return false;
+    spare_ = s->round->take_buffers();
+    return true;
+  });
   std::erase_if(control_out_, [](Request& r) { return r.test() && (r.wait(0), true); });
   if (oldest > floor_) {
     floor_ = oldest;

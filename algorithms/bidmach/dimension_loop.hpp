@@ -115,6 +115,7 @@ class DimensionLoop {
   Vec start_in_, complete_in_, done_in_, order_in_;
   bool ended_ = false, stop_received_ = false;
   std::vector<std::unique_ptr<Slot>> slots_, draining_;
+  collectives::QuorumBuffers spare_;  // a drained round's buffers, for the next round
   std::vector<Request> control_out_;
   bool stopped_ = false;
   Round floor_ = 0;  // the rounds below it are given up (Comm::drop_stale)

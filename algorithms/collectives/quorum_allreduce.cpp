@@ -29,7 +29,7 @@ Chunk QuorumRound::block(std::size_t n, int p, int b) {
 
 QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, QuorumTags tags, Round round,
                          const QuorumConfig& cfg, Vec data, std::optional<std::uint64_t> modeled_bytes,
-                         Complete on_complete)
+                         Complete on_complete, QuorumBuffers spare)
     : comm_(comm),
       compute_(compute),
       line_(line),
@@ -46,8 +46,13 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
   DTS_ASSERT(cfg.chunk_floats > 0, "quorum allreduce: chunks of no floats");
   const bool real = data_.real();
   const std::size_t mine = block(n_, p_, me_).count;
-  contributions_ = Vec(mine * static_cast<std::size_t>(p_), real);
-  out_ = Vec(n_, real);
+  // Every float a round reads from these it has written first (a chunk's counted contributions; the output's
+  // chunks, each reduced, received or taken from my own copy), so an earlier round's values do no harm.
+  const auto fits = [real](const Vec& v, std::size_t count) { return v.count() == count && v.real() == real; };
+  contributions_ = fits(spare.contributions, mine * static_cast<std::size_t>(p_))
+                       ? std::move(spare.contributions)
+                       : Vec(mine * static_cast<std::size_t>(p_), real);
+  out_ = fits(spare.out, n_) ? std::move(spare.out) : Vec(n_, real);
   for (int b = 0; b < p_; ++b) counts_.chunks += chunks(b);
   need_reduce_ = quorum(cfg.reduce, static_cast<std::size_t>(p_));
   need_complete_ = quorum(cfg.complete, counts_.chunks);
@@ -268,15 +273,25 @@ void QuorumRound::cancel_receives(std::vector<Inbound>& from) {
 
 bool QuorumRound::drained() const { return sending_ == 0; }
 
+QuorumBuffers QuorumRound::take_buffers() {
+  DTS_ASSERT(retired_ && drained(), "quorum allreduce: buffers taken from a round still running");
+  return {std::move(data_), std::move(contributions_), std::move(out_)};
+}
+
 QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, Slice data, QuorumTags tags, Round round,
-                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes) {
-  Vec mine(data.count, data.real());
+                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes,
+                              QuorumBuffers* buffers) {
+  QuorumBuffers spare = buffers != nullptr ? std::move(*buffers) : QuorumBuffers{};
+  Vec mine = spare.data.count() == data.count && spare.data.real() == data.real() ? std::move(spare.data)
+                                                                                  : Vec(data.count, data.real());
   rules::copy(mine, data);
   Reactor reactor(comm);
-  QuorumRound r(comm, compute, line, tags, round, cfg, std::move(mine), modeled_bytes,
-                [data](ConstSlice out) { rules::copy(data, out); });
+  QuorumRound r(
+      comm, compute, line, tags, round, cfg, std::move(mine), modeled_bytes,
+      [data](ConstSlice out) { rules::copy(data, out); }, std::move(spare));
   r.start(reactor);
   while (!r.retired() || !r.drained()) reactor.run_one();
+  if (buffers != nullptr) *buffers = r.take_buffers();
   comm.drop_stale(tags.scatter, round + 1);  // late contributions of members slower than the quorum
   comm.drop_stale(tags.reduce, round + 1);
   return r.counts();

@@ -37,6 +37,13 @@ struct QuorumTags {
   Tag scatter = 0, reduce = 0;
 };
 
+// A round's payload-sized buffers: my contribution and its working buffers. A caller that runs round after round
+// hands a finished round's buffers to the next (QuorumRound::take_buffers): fresh ones, which the kernel zeroes
+// at first touch, cost more than a round's messages above a few MB.
+struct QuorumBuffers {
+  Vec data, contributions, out;
+};
+
 // What one member's round did.
 struct QuorumCounts {
   std::size_t chunks = 0;         // chunks over all p blocks
@@ -51,8 +58,9 @@ class QuorumRound {
   // `data`: my contribution (BIDMach's fetched model), kept with the round's buffers until the round is
   // destroyed; it must outlive the round's sends (drained()). `modeled_bytes`: the bytes charged for a message of
   // all n floats, proportionally for a chunk (default 4 per float). `compute`: charged the reductions (may be null).
+  // `spare`: an earlier round's buffers (their data unused: `data` is the contribution), reused where they fit.
   QuorumRound(Comm& comm, Compute* compute, const Group& line, QuorumTags tags, Round round, const QuorumConfig& cfg,
-              Vec data, std::optional<std::uint64_t> modeled_bytes, Complete on_complete);
+              Vec data, std::optional<std::uint64_t> modeled_bytes, Complete on_complete, QuorumBuffers spare = {});
   QuorumRound(const QuorumRound&) = delete;
   QuorumRound& operator=(const QuorumRound&) = delete;
 
@@ -69,6 +77,8 @@ class QuorumRound {
   // Whether every send has completed; the round may be destroyed then, not before (its sends' handlers are on
   // the reactor until they complete).
   bool drained() const;
+  // Once retired and drained: the round's buffers, for another round (this one keeps none).
+  QuorumBuffers take_buffers();
   const QuorumCounts& counts() const { return counts_; }
 
   // Block b's floats [offset, offset + count) of the p-way split of n.
@@ -133,7 +143,9 @@ class QuorumRound {
 
 // One round, blocking, among the members of `line` (the caller among them): `data` holds my contribution and
 // receives the output. Afterwards the rounds up to `round` of the two tags are given up (Comm::drop_stale).
+// `buffers`: kept from call to call by a caller that makes many (reused where they fit, then replaced).
 QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, Slice data, QuorumTags tags, Round round,
-                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes = std::nullopt);
+                              const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes = std::nullopt,
+                              QuorumBuffers* buffers = nullptr);
 
 }  // namespace dts::collectives
