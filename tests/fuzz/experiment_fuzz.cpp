@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "experiments/runner/experiment.hpp"
 #include "experiments/runner_sim/sim_input.hpp"
 #include "kernels/data/dataset.hpp"
@@ -24,11 +25,18 @@ extern "C" int __wrap_open(const char*, int, ...) {
   return -1;
 }
 
+constexpr std::uint64_t kMaxSyntheticValues = std::uint64_t{1} << 26;  // 256 MB of floats
+
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wreturn-type-c-linkage"  // the wrapped symbol is C++: same ABI
 extern "C" dts::data::Dataset __wrap__ZN3dts4data9syntheticEmiiiii(std::uint64_t, int n, int c, int h, int w,
                                                                    int classes) {
   dts::data::Dataset ds = dts::data::synthetic_shape(n, c, h, w, classes);
+  // A memory cap of this target, as the reader targets' (an input of 1.76 GB of samples is valid, and with its
+  // split it passed libFuzzer's 2 GB limit): what synthetic() would hold beyond it is refused like its own limit.
+  if (static_cast<std::uint64_t>(n) * ds.sample_size() > kMaxSyntheticValues) {
+    throw dts::InputError("", "synthetic data set: more values than the fuzz target's cap");
+  }
   ds.x.resize(static_cast<std::size_t>(n) * ds.sample_size());
   ds.y.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ds.y[static_cast<std::size_t>(i)] = i % classes;
