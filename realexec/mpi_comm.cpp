@@ -20,7 +20,7 @@ class MpiRequest final : public detail::RequestImpl {
   // An unbounded wait is bounded by the hang timeout: a peer that hangs must not hang this rank forever.
   Status wait(double timeout_s) override {
     const bool forever = timeout_s == kForever;
-    if (!Engine::poll_until([this] { return engine_->test(*op_); }, forever ? hang_timeout_s_ : timeout_s)) {
+    if (!engine_->poll_until([this] { return engine_->test(*op_); }, forever ? hang_timeout_s_ : timeout_s)) {
       if (forever) throw CommError(engine_->hang_message(*op_, hang_timeout_s_));
       return Status::kTimeout;
     }
@@ -76,8 +76,8 @@ bool MpiComm::block_until(const std::function<bool()>& ready, std::size_t operat
     return ready();
   };
   // An unbounded wait is bounded by the hang timeout, as Request::wait's.
-  if (timeout_s != kForever) return Engine::poll_until(alive_and_ready, timeout_s);
-  if (!Engine::poll_until(alive_and_ready, hang_timeout_s_))
+  if (timeout_s != kForever) return engine_->poll_until(alive_and_ready, timeout_s);
+  if (!engine_->poll_until(alive_and_ready, hang_timeout_s_))
     throw CommError(engine_->hang_message_any(operations, hang_timeout_s_));
   return true;
 }

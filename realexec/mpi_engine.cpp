@@ -31,7 +31,6 @@
 #include "realexec/mpi_engine.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -44,10 +43,6 @@ namespace dts::mpi {
 namespace {
 
 float zero_length_dummy = 0;  // MPI wants a valid address even for 0 elements
-// How long a wait spins before it yields (poll_until): 20 us where this machine has a core for each of its
-// ranks, 0 where they outnumber its cores (set by the engine from the ranks that share this machine).
-std::atomic<double> g_spin_s{0};
-constexpr double kSpinS = 20e-6;
 
 int mpi_count(std::size_t count) {
   DTS_ASSERT(count <= static_cast<std::size_t>(INT32_MAX), "a message of more than 2^31 floats");
@@ -86,7 +81,7 @@ Engine::Engine(MPI_Comm parent) : fail_at_wtime_(std::numeric_limits<double>::in
   int local_ranks = 1;
   DTS_MPI_CHECK(MPI_Comm_size(local, &local_ranks));
   DTS_MPI_CHECK(MPI_Comm_free(&local));
-  g_spin_s = static_cast<unsigned>(local_ranks) <= std::thread::hardware_concurrency() ? kSpinS : 0.0;
+  spin_s_ = static_cast<unsigned>(local_ranks) <= std::thread::hardware_concurrency() ? kSpinS : 0.0;
 }
 
 Engine::~Engine() {
@@ -335,11 +330,11 @@ void Engine::cancel(Op& op) {
   poll_until([&] { return poll_op(op); }, kForever);  // matched: let its data land, it completes as kOk
 }
 
-bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) {
+bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) const {
   // Spin first where each rank has a core (a small message's reply is microseconds away, and a yield is a
   // system call and a trip through the scheduler), then yield, then sleep, growing to 0.5 ms, so that ranks
   // that outnumber the cores, or that wait for a long computation, leave the CPU to the others.
-  const double start = MPI_Wtime(), spin_until = start + g_spin_s.load(std::memory_order_relaxed);
+  const double start = MPI_Wtime(), spin_until = start + spin_s_;
   const double deadline = timeout_s == kForever ? kForever : start + timeout_s;
   for (int idle = 0;;) {
     if (ready()) return true;

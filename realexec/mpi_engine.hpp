@@ -84,7 +84,7 @@ class Engine : NoCopy {
   void cancel(Op& op);
   // Calls `ready` (without the engine's lock held), with a growing back-off between calls, until it returns
   // true (then true) or timeout_s of wall time has passed (then false).
-  static bool poll_until(const std::function<bool()>& ready, double timeout_s);
+  bool poll_until(const std::function<bool()>& ready, double timeout_s) const;
   // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
   // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank (or
   // failed on it). Throws CommError naming the ranks it waits for when it sees no progress for
@@ -106,6 +106,10 @@ class Engine : NoCopy {
   // The notices a rank sends about itself on notice_comm_, one int each.
   static constexpr int kFinishedNotice = 0;
   static constexpr int kFailedNotice = 1;
+  // How long a wait spins before it yields (poll_until): 20 us where this machine has a core for each of its
+  // ranks, 0 where they outnumber its cores.
+  static constexpr double kSpinS = 20e-6;
+  double spin_s_ = 0;
 
   void progress();  // lock held
   void complete_recv(Op& op);

@@ -123,9 +123,7 @@ void DimensionLoop::begin_round(std::uint32_t r) {
   }
   Compute& compute = ctx_.compute;
   collectives::QuorumBuffers spare = std::move(spare_);
-  Vec fetched = spare.data.count() == compute.num_params() && spare.data.real() == compute.real()
-                    ? std::move(spare.data)
-                    : compute.make_vec();
+  Vec fetched = collectives::QuorumBuffers::reuse(spare.data, compute.num_params(), compute.real());
   {
     const std::lock_guard<Mutex> hold(*model_.lock);
     rules::copy(fetched, model_.params);

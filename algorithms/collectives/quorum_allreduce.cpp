@@ -48,11 +48,8 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
   const std::size_t mine = block(n_, p_, me_).count;
   // Every float a round reads from these it has written first (a chunk's counted contributions; the output's
   // chunks, each reduced, received or taken from my own copy), so an earlier round's values do no harm.
-  const auto fits = [real](const Vec& v, std::size_t count) { return v.count() == count && v.real() == real; };
-  contributions_ = fits(spare.contributions, mine * static_cast<std::size_t>(p_))
-                       ? std::move(spare.contributions)
-                       : Vec(mine * static_cast<std::size_t>(p_), real);
-  out_ = fits(spare.out, n_) ? std::move(spare.out) : Vec(n_, real);
+  contributions_ = QuorumBuffers::reuse(spare.contributions, mine * static_cast<std::size_t>(p_), real);
+  out_ = QuorumBuffers::reuse(spare.out, n_, real);
   for (int b = 0; b < p_; ++b) counts_.chunks += chunks(b);
   need_reduce_ = quorum(cfg.reduce, static_cast<std::size_t>(p_));
   need_complete_ = quorum(cfg.complete, counts_.chunks);
@@ -282,8 +279,7 @@ QuorumCounts quorum_allreduce(Comm& comm, Compute* compute, const Group& line, S
                               const QuorumConfig& cfg, std::optional<std::uint64_t> modeled_bytes,
                               QuorumBuffers* buffers) {
   QuorumBuffers spare = buffers != nullptr ? std::move(*buffers) : QuorumBuffers{};
-  Vec mine = spare.data.count() == data.count && spare.data.real() == data.real() ? std::move(spare.data)
-                                                                                  : Vec(data.count, data.real());
+  Vec mine = QuorumBuffers::reuse(spare.data, data.count, data.real());
   rules::copy(mine, data);
   Reactor reactor(comm);
   QuorumRound r(

@@ -42,6 +42,10 @@ struct QuorumTags {
 // at first touch, cost more than a round's messages above a few MB.
 struct QuorumBuffers {
   Vec data, contributions, out;
+  // `spare` (one of these, moved from) where it has `count` floats of the same kind, else a new vector.
+  static Vec reuse(Vec& spare, std::size_t count, bool real) {
+    return spare.count() == count && spare.real() == real ? std::move(spare) : Vec(count, real);
+  }
 };
 
 // What one member's round did.
