@@ -15,6 +15,7 @@
 #include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 #include "sim/time_account.hpp"
+#include "sim/wire.hpp"
 
 namespace dts::sim {
 
@@ -28,8 +29,8 @@ struct SimJob {
   RingSampling rings;                      // collective fidelity: how ring collectives are timed
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests),
-  // given the simulation's time account.
-  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*, TimeAccount*)> make_compute;
+  // given the simulation's time account and its wires (for minibatch copies).
+  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*, TimeAccount*, Wires*)> make_compute;
   // One recorder per rank; called inside the rank's actor.
   std::function<std::unique_ptr<Recorder>(Comm&)> make_recorder;
   std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine

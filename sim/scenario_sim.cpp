@@ -76,7 +76,8 @@ std::vector<std::vector<sg4::Link*>> scenario_links(const Scenario& scenario, co
   return out;
 }
 
-void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector<sg4::Host*>& hosts) {
+std::unique_ptr<LinkWindows> start_scenario(const Scenario& scenario, SimWorld& world,
+                                            const std::vector<sg4::Host*>& hosts) {
   // Daemons: none of them keeps the simulation going once the ranks are done.
   for (const RankEvent& f : scenario.failures) {
     start_actor("fail-" + std::to_string(f.rank), hosts[static_cast<std::size_t>(f.rank)], kCourierStackKiB,
@@ -86,7 +87,7 @@ void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector
                 })
         ->daemonize();
   }
-  if (scenario.links.empty()) return;
+  if (scenario.links.empty()) return nullptr;
   sg4::Engine::get_instance()->seal_platform();  // routes are known once sealed (engine.run() would seal it)
   // Each link once, with the product of the factors of the changes that name it.
   struct Factors {
@@ -96,6 +97,7 @@ void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector
   std::map<std::string, Factors> factors;  // by name: a fixed order
   const std::vector<std::vector<sg4::Link*>> named = scenario_links(scenario, hosts);
   for (std::size_t i = 0; i < named.size(); ++i) {
+    if (scenario.links[i].windowed()) continue;
     for (sg4::Link* l : std::set<sg4::Link*>(named[i].begin(), named[i].end())) {
       Factors& f = factors[l->get_name()];
       f.link = l;
@@ -107,6 +109,11 @@ void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector
     if (f.bandwidth != 1) f.link->set_bandwidth(f.link->get_bandwidth() * f.bandwidth);
     if (f.latency != 1) f.link->set_latency(f.link->get_latency() * f.latency);
   }
+  if (std::none_of(scenario.links.begin(), scenario.links.end(), [](const LinkChange& c) { return c.windowed(); }))
+    return nullptr;
+  auto windows = std::make_unique<LinkWindows>(scenario, named, hosts.front());
+  world.wires().set_windows(windows.get());
+  return windows;
 }
 
 }  // namespace dts::sim

@@ -1,14 +1,17 @@
 // A scenario's events on the simulated platform (algorithms/api/scenario.hpp): failures mark ranks failed in
-// the world at their time; link changes scale the links' bandwidth and latency before the first flow. Compute
-// stragglers and jitter are not here: SimCompute charges Scenario::stretch of its time.
+// the world at their time; link changes for the whole run scale the links' bandwidth and latency before the
+// first flow, and those in a window are played by LinkWindows. Compute stragglers and jitter are not here:
+// SimCompute charges Scenario::stretch of its time.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/api/scenario.hpp"
+#include "sim/link_windows.hpp"
 #include "sim/sim_world.hpp"
 
 namespace dts::sim {
@@ -19,7 +22,9 @@ namespace dts::sim {
 std::vector<std::vector<simgrid::s4u::Link*>> scenario_links(const Scenario& scenario,
                                                              const std::vector<simgrid::s4u::Host*>& hosts);
 
-// Applies the link changes and starts the daemons that play the failures (after the platform is built).
-void start_scenario(const Scenario& scenario, SimWorld& world, const std::vector<simgrid::s4u::Host*>& hosts);
+// Applies the link changes and starts the daemons that play the failures and the link windows (after the
+// platform is built). The windows, if any, are returned: they must outlive the run (the world's wires use them).
+std::unique_ptr<LinkWindows> start_scenario(const Scenario& scenario, SimWorld& world,
+                                            const std::vector<simgrid::s4u::Host*>& hosts);
 
 }  // namespace dts::sim

@@ -10,11 +10,12 @@ namespace sg4 = simgrid::s4u;
 namespace dts::sim {
 
 SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& platform, sg4::Host* host,
-                       TimeAccount* account)
+                       TimeAccount* account, Wires* wires)
     : TrainerCompute(setup.trainer, rank),
       device_(device_of_host(platform, host)),
       host_(host),
       account_(account),
+      wires_(wires),
       scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
       rank_(rank) {
   batch_ = setup.trainer.batch;
@@ -41,7 +42,11 @@ void SimCompute::copy_batch() {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
     batch_copy_.pay();
-    sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
+    if (wires_ != nullptr) {
+      wires_->pull(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
+    } else {
+      sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "sim/actor_stack.hpp"
+#include "sim/link_windows.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -50,14 +51,43 @@ void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
   sg4::Mailbox* box = take_box();
   box->set_receiver(receiver(to));
-  box->put(&token, bytes);
+  const std::vector<int>* crossed = windows_ != nullptr ? &windows_->crossed(from, to) : nullptr;
+  if (crossed != nullptr && !crossed->empty()) {
+    windows_->carry(
+        *crossed, bytes, [box](std::uint64_t left) { return box->put_async(&token, left); },
+        [box] {  // the cancelled comm stays in the box until taken
+          try {
+            box->get<int>();
+          } catch (const simgrid::Exception&) {
+          }
+        });
+  } else {
+    box->put(&token, bytes);
+  }
   box->get<int>();  // the comm just completed, the only one in the box: frees it at no simulated time
   box->set_receiver(nullptr);
   idle_.push_back(box);
 }
 
+void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
+  const std::vector<int>* crossed = windows_ != nullptr ? &windows_->crossed(from, to) : nullptr;
+  if (crossed == nullptr || crossed->empty()) {
+    sg4::Comm::sendto(from, to, bytes);
+    return;
+  }
+  windows_->carry(
+      *crossed, bytes,
+      [from, to](std::uint64_t left) {
+        sg4::CommPtr c = sg4::Comm::sendto_async(from, to, left);
+        c->start();
+        return c;
+      },
+      [] {});
+}
+
 Wires::Transfer Wires::start(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
+  DTS_ASSERT(windows_ == nullptr || windows_->crossed(from, to).empty(), "a started flow crosses a link window");
   Transfer t;
   t.box = take_box();
   t.box->set_receiver(receiver(to));

@@ -15,6 +15,8 @@
 
 namespace dts::sim {
 
+class LinkWindows;
+
 class Wires {
  public:
   // Blocks until `bytes` have crossed from `from` to `to` (different hosts).
@@ -29,12 +31,21 @@ class Wires {
   Transfer start(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes);
   double finish(Transfer& t);
 
+  // Blocks the calling actor, on host `to`, until `bytes` have come from `from` (a minibatch copy).
+  void pull(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes);
+
+  // From now on, flows that cross a link with a window go through `windows` (null: none do). Only carry and
+  // pull then: a flow started by start() must not cross such a link.
+  void set_windows(LinkWindows* windows) { windows_ = windows; }
+  bool windowed() const { return windows_ != nullptr; }
+
  private:
   simgrid::s4u::Mailbox* take_box();
   simgrid::s4u::ActorPtr receiver(simgrid::s4u::Host* host);
 
   std::vector<simgrid::s4u::Mailbox*> idle_;
   std::unordered_map<simgrid::s4u::Host*, simgrid::s4u::ActorPtr> receivers_;
+  LinkWindows* windows_ = nullptr;
 };
 
 }  // namespace dts::sim

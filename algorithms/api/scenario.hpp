@@ -33,13 +33,18 @@ struct Jitter {
   double probability = 0, factor = 1;
 };
 
-// Links scaled for the whole run: by name, or the links private to a rank's host (its NIC). Not in a window:
-// SimGrid 3.32 bounds a flow's rate by its route's bandwidth when it starts, and undoing a change while flows
-// cross the link in the reverse direction (LV08's cross-traffic) makes their sharing penalty negative and aborts.
+// Links scaled by name, or the links private to a rank's host (its NIC), during [from_s, until_s) (default: the
+// whole run); `down`: the links carry nothing during the window (the flows crossing them pause, and resume at
+// until_s). On the simulator only (sim/link_windows.hpp).
 struct LinkChange {
   std::vector<std::string> links;
   std::vector<Rank> nic_of;
   double bandwidth_factor = 1, latency_factor = 1;
+  double from_s = 0, until_s = kNever;
+  bool down = false;
+
+  // Whether the change has edges after the start: a window, or down.
+  bool windowed() const { return from_s > 0 || until_s != kNever || down; }
 };
 
 // A rank that crashes at at_s, or that joins (starts) or leaves (ends cleanly) at at_s.

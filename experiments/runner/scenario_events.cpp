@@ -20,11 +20,13 @@ nlohmann::json scenario_events(const Scenario& scenario, double end_s) {
     fired(s.from_s, "straggler_begin", what);
     if (s.until_s != kNever) fired(s.until_s, "straggler_end", what);
   }
-  for (const LinkChange& c : scenario.links) {  // for the whole run: set before the first flow
-    nlohmann::json what = {{"bandwidth_factor", c.bandwidth_factor}, {"latency_factor", c.latency_factor}};
+  for (const LinkChange& c : scenario.links) {
+    nlohmann::json what;
+    if (!c.down) what = {{"bandwidth_factor", c.bandwidth_factor}, {"latency_factor", c.latency_factor}};
     if (!c.links.empty()) what["links"] = c.links;
     if (!c.nic_of.empty()) what["nic_of"] = c.nic_of;
-    fired(0, "link_change", what);
+    fired(c.from_s, c.down ? "link_down" : "link_change", what);
+    if (c.until_s != kNever) fired(c.until_s, c.down ? "link_up" : "link_restore", what);
   }
   for (const RankEvent& f : scenario.failures) fired(f.at_s, "failure", {{"rank", f.rank}});
   for (const Restart& f : scenario.restarts) {

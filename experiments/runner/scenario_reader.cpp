@@ -130,11 +130,15 @@ Scenario read_body(ConfigReader& r, const ScenarioShape& shape) {
       }
       e.resolved()["nic_of"] = x.nic_of;
     }
-    for (const char* key : {"from_s", "until_s", "down"}) {
-      if (e.has(key)) {
-        e.fail(key,
-               "link changes last the whole run: SimGrid 3.32 cannot undo a link change while flows cross the "
-               "link (a flow keeps the route's bandwidth at its start as its bound)");
+    read_window(e, x.from_s, x.until_s);
+    x.down = e.boolean("down", false);
+    if (x.down) {
+      for (const char* key : {"bandwidth_factor", "latency_factor"}) {
+        if (e.has(key)) e.fail(key, "a link that is down carries nothing: give down or the factors, not both");
+      }
+      if (x.until_s == kNever) {
+        e.fail("until_s",
+               "a link down has an end (until_s): the flows crossing it wait for it, and would wait for good");
       }
     }
     x.bandwidth_factor = e.number("bandwidth_factor", 1, 1e-6, 1e6);

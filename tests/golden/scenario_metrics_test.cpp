@@ -138,7 +138,9 @@ TEST_CASE("dtsim run: summary.json lists the scenario events that fired, in time
                    {"ranks": [1], "factor": 2, "from_s": 0.05},
                    {"ranks": [3], "factor": 2, "from_s": 100}],
     "failures": [{"rank": 0, "at_s": 500}],
-    "links": [{"nic_of": [1], "bandwidth_factor": 0.5}]})");
+    "links": [{"nic_of": [1], "bandwidth_factor": 0.5},
+              {"nic_of": [2], "bandwidth_factor": 0.5, "from_s": 0.15, "until_s": 0.2},
+              {"nic_of": [3], "down": true, "from_s": 0.25, "until_s": 0.26}]})");
   write_json(tmp / "e.json", exp);
   const auto r = run_dtsim("run " + (tmp / "e.json").string() + " --out " + (tmp / "out").string(), tmp / "");
   INFO(r.err);
@@ -152,13 +154,17 @@ TEST_CASE("dtsim run: summary.json lists the scenario events that fired, in time
     got.emplace_back(e["event"].get<std::string>(), e["at_s"].get<double>());
   // The rank-3 straggler (from 100 s) and the failure (at 500 s) come after the run's end.
   const std::vector<std::pair<std::string, double>> want = {
-      {"link_change", 0}, {"straggler_begin", 0.05}, {"straggler_begin", 0.1}, {"straggler_end", 0.3}};
+      {"link_change", 0},    {"straggler_begin", 0.05}, {"straggler_begin", 0.1}, {"link_change", 0.15},
+      {"link_restore", 0.2}, {"link_down", 0.25},       {"link_up", 0.26},        {"straggler_end", 0.3}};
   CHECK(got == want);
   const auto& events = s["scenario"]["events"];
-  REQUIRE(events.size() == 4);
+  REQUIRE(events.size() == 8);
+  CHECK(events[3]["nic_of"] == nlohmann::json::array({2}));
+  CHECK(events[5]["nic_of"] == nlohmann::json::array({3}));
+  CHECK_FALSE(events[5].contains("bandwidth_factor"));
   CHECK(events[0]["nic_of"] == nlohmann::json::array({1}));
   CHECK(events[0]["bandwidth_factor"] == 0.5);
   CHECK(events[1]["ranks"] == nlohmann::json::array({1}));
   CHECK(events[2]["ranks"] == nlohmann::json::array({2}));
-  CHECK(events[3]["factor"] == 3);
+  CHECK(events[7]["factor"] == 3);
 }

@@ -119,15 +119,22 @@ TEST_CASE("scenario: jitter is reproducible from its seed and changes with it; a
   CHECK(simulated(none.out) < simulated(a.out));
 }
 
-TEST_CASE("scenario: a degraded link slows the run; a failure stops allreduce SGD naming the rank", "[golden]") {
+TEST_CASE("scenario: a degraded link slows the run, in its window only; a failure stops allreduce SGD naming the rank",
+          "[golden]") {
   TempDir tmp;
   json exp = modeled("allreduce_sgd", 4, 10);
+  const json kWindow = {{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.1}, {"from_s", 0.3}, {"until_s", 0.6}}}}};
   exp["variants"] = {
       {{"name", "base"}},
       {{"name", "slow_nic"}, {"scenario", {{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.1}}}}}}},
       {{"name", "same_by_name"},
        {"scenario", {{"links", {{{"links", {"link-node-1_UP", "link-node-1_DOWN"}}, {"bandwidth_factor", 0.1}}}}}}},
-      {{"name", "far"}, {"scenario", {{"links", {{{"nic_of", {1}}, {"latency_factor", 100}}}}}}}};
+      {{"name", "far"}, {"scenario", {{"links", {{{"nic_of", {1}}, {"latency_factor", 100}}}}}}},
+      {{"name", "window"}, {"scenario", kWindow}},
+      {{"name", "cut"},
+       {"scenario", {{"links", {{{"nic_of", {1}}, {"down", true}, {"from_s", 0.3}, {"until_s", 0.6}}}}}}},
+      {{"name", "base_collective"}, {"run", {{"fidelity", "collective"}}}},
+      {{"name", "window_collective"}, {"scenario", kWindow}, {"run", {{"fidelity", "collective"}}}}};
   const Run r = run(tmp, "links", exp);
   INFO(r.cli.err);
   REQUIRE(r.cli.code == 0);
@@ -136,6 +143,19 @@ TEST_CASE("scenario: a degraded link slows the run; a failure stops allreduce SG
   CHECK(simulated(r.out / "slow_nic") > 3 * base);
   CHECK(simulated(r.out / "same_by_name") == simulated(r.out / "slow_nic"));
   CHECK(simulated(r.out / "far") > base);
+  // In a window: slower than without, faster than for the whole run; on both fidelities (the collective one
+  // then runs every ring step as flows), and byte-identical when run again.
+  CHECK(simulated(r.out / "window") > base);
+  CHECK(simulated(r.out / "window") < simulated(r.out / "slow_nic"));
+  CHECK(simulated(r.out / "cut") > base + 0.2);  // the ring waits for the link to be back
+  CHECK(simulated(r.out / "window_collective") > simulated(r.out / "base_collective"));
+  const Run again = run(tmp, "again", exp);
+  REQUIRE(again.cli.code == 0);
+  for (const char* v : {"window", "cut", "window_collective"}) {
+    INFO(v);
+    CHECK(slurp(again.out / v / "metrics.csv") == slurp(r.out / v / "metrics.csv"));
+    CHECK(simulated(again.out / v) == simulated(r.out / v));
+  }
 
   exp.erase("variants");
   exp["scenario"] = {{"failures", {{{"rank", 3}, {"at_s", 0.5}}}}};
@@ -171,7 +191,11 @@ TEST_CASE("scenario: bad input is refused before the run, naming the key", "[gol
   refused({{"jitter", {{{"ranks", "all"}, {"model", "two_point"}, {"probability", 2}, {"factor", 2}}}}},
           "/jitter/0/probability");
   refused({{"links", {{{"links", {"no-such-link"}}, {"bandwidth_factor", 0.5}}}}}, "/links/0/links");
-  refused({{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.5}, {"until_s", 3}}}}}, "/links/0/until_s");
+  refused({{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.5}, {"from_s", 3}, {"until_s", 2}}}}},
+          "/links/0/until_s");
+  refused({{"links", {{{"nic_of", {1}}, {"down", true}, {"from_s", 3}}}}}, "/links/0/until_s");
+  refused({{"links", {{{"nic_of", {1}}, {"down", true}, {"until_s", 3}, {"bandwidth_factor", 0.5}}}}},
+          "/links/0/bandwidth_factor");
   refused({{"failures", {{{"rank", 1}, {"at_s", 1}}, {{"rank", 1}, {"at_s", 2}}}}}, "/failures/1/rank");
   refused({{"joins", {{{"rank", 1}, {"at_s", 1}}}}}, "/joins");
   refused({{"failures", {{{"rank", 1}, {"at_s", 1}}}}}, "/failures", " --set run.fidelity=collective");
