@@ -8,6 +8,7 @@
 #include "algorithms/rules/vector_ops.hpp"
 #include "sim/actor_stack.hpp"
 #include "sim/collective_sim.hpp"
+#include "sim/ring_recurrence.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -190,65 +191,35 @@ void CollectiveSim::pipeline_sampled(const PlanCall& call, Instance& inst, const
                   src);
 }
 
-// The message version's timing (pipeline_flows): member r starts step s + 1 at
-//   max(max(start(r, s), arrival(r - 1, s)) + addition(r, s), arrival(r, s)),
-// where arrival(r, s) = start(r, s) + latency(r) + the floats it sends in step s x the seconds per float of
-// its sampled flows, and an addition takes the sampled additions' time per float. Chunks have n / P floats or one
-// more.
+// The message version's timing (pipeline_flows), from each member's sampled flow and additions: the wire time of
+// a chunk is the flow's latency plus its floats x the seconds per float of the sampled flow, an addition the
+// sampled additions' time per float (sim/ring_recurrence.hpp).
 void CollectiveSim::pipeline_recurrence(Instance& inst, const RingPipeline& ring, std::size_t n, int first) {
   const int P = static_cast<int>(inst.members.size());
   const auto p = static_cast<std::size_t>(P);
-  const std::size_t extra = n % p;                // chunks below `extra` are the big ones
   const auto small = static_cast<double>(n / p);  // floats of a small chunk
-  std::vector<double> start(p), arrival(p), wire_small(p), wire_big(p), add_small(p), add_big(p);
+  std::vector<double> start(p);
+  RingFigures f;
+  for (std::vector<double>* v : {&f.wire_small, &f.wire_big, &f.add_small, &f.add_big}) v->resize(p);
   for (std::size_t i = 0; i < p; ++i) {
     const Member& m = inst.members[i];
     const double per_float = m.flow_floats > 0 ? (m.flow_s - m.latency_s) / m.flow_floats : 0;
     const double latency = m.flows > 1 ? m.latency_s / m.flows : m.latency_s;
     const double add_per_float = m.add_floats > 0 ? m.add_s / m.add_floats : 0;
     start[i] = m.start_s;
-    wire_small[i] = m.flow_s > 0 ? latency + per_float * small : 0;
-    wire_big[i] = m.flow_s > 0 ? latency + per_float * (small + 1) : 0;
-    add_small[i] = add_per_float * small;
-    add_big[i] = add_per_float * (small + 1);
+    f.wire_small[i] = m.flow_s > 0 ? latency + per_float * small : 0;
+    f.wire_big[i] = m.flow_s > 0 ? latency + per_float * (small + 1) : 0;
+    f.add_small[i] = add_per_float * small;
+    f.add_big[i] = add_per_float * (small + 1);
   }
-  // Member i handles chunk (c0 + i) mod p, a big one below `extra`: the members split into at most four runs
-  // of consecutive indices that all take the big, or all the small, figures, and the loops over a run have
-  // no branch and no modulo (vectorized: this is P x 2(P - 1) steps per allreduce, issue 21).
-  const auto runs = [p, extra](std::size_t c0, auto&& body) {
-    const std::size_t wrap = p - c0;  // members from `wrap` on handle chunks 0, 1, ...
-    const std::size_t big1 = extra > c0 ? std::min(extra - c0, wrap) : 0;
-    const std::size_t big2 = std::min(wrap + extra, p);
-    body(std::size_t{0}, big1, true);
-    body(big1, wrap, false);
-    body(wrap, big2, true);
-    body(big2, p, false);
-  };
-  double* const st = start.data();
-  double* const ar = arrival.data();
+  std::vector<RingStep> steps;
   for (int s = first; s < ring.steps(); ++s) {
-    const auto sent_chunk0 = static_cast<std::size_t>(mod(ring.shift(s), P));  // member 0's
-    runs(sent_chunk0, [&](std::size_t b, std::size_t e, bool big) {
-      const double* const w = big ? wire_big.data() : wire_small.data();
-      for (std::size_t i = b; i < e; ++i) ar[i] = st[i] + w[i];
-    });
-    const bool adds = ring.adds(s);
-    const std::size_t added_chunk0 = sent_chunk0 == 0 ? p - 1 : sent_chunk0 - 1;
-    const double last_arrival = ar[p - 1];  // member 0's left neighbour's
-    runs(added_chunk0, [&](std::size_t b, std::size_t e, bool big) {
-      const double* const a = big ? add_big.data() : add_small.data();
-      if (b < e && b == 0) {
-        const double received = std::max(st[0], last_arrival);
-        st[0] = std::max(received + (adds ? a[0] : 0), ar[0]);
-        ++b;
-      }
-      if (adds) {
-        for (std::size_t i = b; i < e; ++i) st[i] = std::max(std::max(st[i], ar[i - 1]) + a[i], ar[i]);
-      } else {
-        for (std::size_t i = b; i < e; ++i) st[i] = std::max(std::max(st[i], ar[i - 1]) + 0.0, ar[i]);
-      }
-    });
+    RingStep step;
+    step.chunk0 = static_cast<std::size_t>(mod(ring.shift(s), P));
+    step.adds = ring.adds(s);
+    steps.push_back(step);
   }
+  ring_recurrence(start, f, steps, n % p);
   for (std::size_t i = 0; i < p; ++i) inst.members[i].done_s = start[i];
 }
 

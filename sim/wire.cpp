@@ -34,12 +34,17 @@ sg4::ActorPtr Wires::receiver(sg4::Host* host) {
   return receivers_.emplace(host, actor).first->second;
 }
 
-sg4::Mailbox* Wires::take_box() {
-  // Names unique in the process: two worlds in one engine must not share a mailbox.
-  static std::atomic<std::uint64_t> made{0};
-  if (idle_.empty()) return sg4::Mailbox::by_name("dts-wire-" + std::to_string(made++));
-  sg4::Mailbox* box = idle_.back();
-  idle_.pop_back();
+sg4::Mailbox* Wires::take_box(sg4::Host* to) {
+  std::vector<sg4::Mailbox*>& idle = idle_[to];
+  if (idle.empty()) {
+    // Names unique in the process: two worlds in one engine must not share a mailbox.
+    static std::atomic<std::uint64_t> made{0};
+    sg4::Mailbox* box = sg4::Mailbox::by_name("dts-wire-" + std::to_string(made++));
+    box->set_receiver(receiver(to));  // for good: setting it is a simcall
+    return box;
+  }
+  sg4::Mailbox* box = idle.back();
+  idle.pop_back();
   return box;
 }
 
@@ -49,8 +54,7 @@ int token;  // put refuses a null payload; nothing reads it
 
 void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
-  sg4::Mailbox* box = take_box();
-  box->set_receiver(receiver(to));
+  sg4::Mailbox* box = take_box(to);
   const std::vector<int>* crossed = windows_ != nullptr ? &windows_->crossed(from, to) : nullptr;
   if (crossed != nullptr && !crossed->empty()) {
     windows_->carry(
@@ -65,8 +69,7 @@ void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
     box->put(&token, bytes);
   }
   box->get<int>();  // the comm just completed, the only one in the box: frees it at no simulated time
-  box->set_receiver(nullptr);
-  idle_.push_back(box);
+  idle_[to].push_back(box);
 }
 
 void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
@@ -89,8 +92,8 @@ Wires::Transfer Wires::start(sg4::Host* from, sg4::Host* to, std::uint64_t bytes
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
   DTS_ASSERT(windows_ == nullptr || windows_->crossed(from, to).empty(), "a started flow crosses a link window");
   Transfer t;
-  t.box = take_box();
-  t.box->set_receiver(receiver(to));
+  t.to = to;
+  t.box = take_box(to);
   t.comm = t.box->put_async(&token, bytes);
   return t;
 }
@@ -99,8 +102,7 @@ double Wires::finish(Transfer& t) {
   t.comm->wait();
   const double end = t.comm->get_finish_time();
   t.box->get<int>();  // as carry's
-  t.box->set_receiver(nullptr);
-  idle_.push_back(t.box);
+  idle_[t.to].push_back(t.box);
   t = {};
   return end;
 }

@@ -5,7 +5,8 @@
 // (GossipGraD's ring shuffle at 4096 workers). Here each transfer is a mailbox put, attached to its actor,
 // to a mailbox whose permanent receiver (an idle daemon on the destination host) makes the flow start at
 // once, as sendto's does; the sender then takes its own completed comm back out of the mailbox. Each
-// transfer in flight holds a mailbox of its own, recycled afterwards.
+// transfer in flight holds a mailbox of its own, recycled afterwards for the same destination (its receiver set
+// once: setting it is a simcall).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ class Wires {
   // The same in two halves, for an actor that works while its flow runs: start() starts the flow (as
   // sendto_async), finish() waits for it and returns the simulated time it ended at.
   struct Transfer {
+    simgrid::s4u::Host* to = nullptr;
     simgrid::s4u::Mailbox* box = nullptr;
     simgrid::s4u::CommPtr comm;
   };
@@ -40,10 +42,10 @@ class Wires {
   bool windowed() const { return windows_ != nullptr; }
 
  private:
-  simgrid::s4u::Mailbox* take_box();
+  simgrid::s4u::Mailbox* take_box(simgrid::s4u::Host* to);  // an idle box whose receiver is on `to`
   simgrid::s4u::ActorPtr receiver(simgrid::s4u::Host* host);
 
-  std::vector<simgrid::s4u::Mailbox*> idle_;
+  std::unordered_map<simgrid::s4u::Host*, std::vector<simgrid::s4u::Mailbox*>> idle_;
   std::unordered_map<simgrid::s4u::Host*, simgrid::s4u::ActorPtr> receivers_;
   LinkWindows* windows_ = nullptr;
 };
