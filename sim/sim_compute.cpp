@@ -35,9 +35,7 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& p
 
 void SimCompute::charge(double seconds) {
   if (scenario_ != nullptr) seconds = scenario_->stretch(rank_, steps_, sg4::Engine::get_clock(), seconds);
-  // this_actor::execute without its set_priority(1), a simcall that sets the default: 4 context switches to the
-  // kernel instead of 5, a few per cent of a large run (issue 21).
-  if (seconds > 0) sg4::Exec::init()->set_flops_amount(seconds * host_->get_speed())->set_host(host_)->start()->wait();
+  if (seconds > 0) sg4::this_actor::execute(seconds * host_->get_speed());
 }
 
 void SimCompute::copy_batch() {
