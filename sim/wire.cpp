@@ -80,11 +80,7 @@ void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   }
   windows_->carry(
       *crossed, bytes,
-      [from, to](std::uint64_t left) {
-        sg4::CommPtr c = sg4::Comm::sendto_async(from, to, left);
-        c->start();
-        return c;
-      },
+      [from, to](std::uint64_t left) { return sg4::Comm::sendto_async(from, to, left); },  // started
       [] {});
 }
 

@@ -24,6 +24,7 @@ constexpr double kLatency = 1e-4, kBytes = 1e8;
 struct Flow {
   int from, to;
   double start_s;
+  bool pull = false;  // carried by an actor on `to` (a minibatch copy: Wires::pull)
 };
 
 // Each flow's end time, with the changes `links` (cross-traffic on or off).
@@ -47,9 +48,10 @@ json end_times(const std::vector<LinkChange>& links, const std::vector<Flow>& fl
       const Flow f = flows[i];
       sg4::Host* from = hosts[static_cast<std::size_t>(f.from)];
       sg4::Host* to = hosts[static_cast<std::size_t>(f.to)];
-      sg4::Actor::create("flow", from, [&, f, from, to, i] {
+      sg4::Actor::create("flow", f.pull ? to : from, [&, f, from, to, i] {
         sg4::this_actor::sleep_until(f.start_s);
-        carrier.carry(from, to, static_cast<std::uint64_t>(kBytes));
+        const auto bytes = static_cast<std::uint64_t>(kBytes);
+        f.pull ? carrier.pull(from, to, bytes) : carrier.carry(from, to, bytes);
         ends[i] = sg4::Engine::get_clock();
       });
     }
@@ -93,6 +95,9 @@ TEST_CASE("LinkWindows: a bandwidth window slows a flow exactly inside it", "[si
   // it at half rate to its end, at 0.4 + 2 l + 2 s).
   const double inside = kRate / 2 * (0.6 - 0.4 - l2);
   CHECK(end_of({window(0.3, 0.6, 0.5)}, {0, 1, 0.4}) == Approx(0.6 + l2 + (kBytes - inside) / kRate).epsilon(1e-12));
+  // The same pulled by the receiving host (a minibatch copy).
+  CHECK(end_of({window(0.3, 0.6, 0.5)}, {0, 1, 0.4, true}) == end_of({window(0.3, 0.6, 0.5)}, {0, 1, 0.4}));
+  CHECK(end_of({}, {0, 1, 0.4, true}) == end_of({}, {0, 1, 0.4}));
   // A window on the other direction of the link does nothing to this flow.
   CHECK(end_of({window(0.3, 0.6, 0.5, 1, false, "link-node-0_DOWN")}, {0, 1, 0}) == end_of({}, {0, 1, 0}));
   // A window that ends before the flow starts, and one that starts after it ends, change nothing.
