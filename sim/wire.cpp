@@ -79,8 +79,7 @@ void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
     return;
   }
   windows_->carry(
-      *crossed, bytes,
-      [from, to](std::uint64_t left) { return sg4::Comm::sendto_async(from, to, left); },  // started
+      *crossed, bytes, [from, to](std::uint64_t left) { return sg4::Comm::sendto_async(from, to, left); },  // started
       [] {});
 }
 
