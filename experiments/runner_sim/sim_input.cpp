@@ -1,6 +1,8 @@
 // The simulator's reading of an experiment, and its pre-run check.
 #include "experiments/runner_sim/sim_input.hpp"
 
+#include <algorithm>
+#include <iostream>
 #include <set>
 
 #include "core/errors.hpp"
@@ -61,6 +63,14 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                        "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
     }
     sim::check_message_costs_fidelity(in.platform, in.fidelity == sim::Fidelity::kCollective);
+    const auto& links = p.scenario->links;
+    const double ring_flows = 2.0 * p.ranks * (p.ranks - 1);
+    if (in.fidelity == sim::Fidelity::kCollective && ring_flows > in.rings.flow_budget &&
+        std::any_of(links.begin(), links.end(), [](const LinkChange& c) { return c.windowed(); })) {
+      std::cerr << "warning: " << p.scenario->where << "/links: with a link window the collective fidelity runs every"
+                << " step of a ring as flows, " << ring_flows << " per allreduce of " << p.ranks
+                << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget << "): slow at this size\n";
+    }
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
     if (checked.insert(key).second) sim::check_platform(in.platform, p.ranks, p.workers, simgrid_args, *p.scenario);

@@ -134,7 +134,10 @@ TEST_CASE("scenario: a degraded link slows the run, in its window only; a failur
       {{"name", "cut"},
        {"scenario", {{"links", {{{"nic_of", {1}}, {"down", true}, {"from_s", 0.3}, {"until_s", 0.6}}}}}}},
       {{"name", "base_collective"}, {"run", {{"fidelity", "collective"}}}},
-      {{"name", "window_collective"}, {"scenario", kWindow}, {"run", {{"fidelity", "collective"}}}}};
+      {{"name", "window_collective"}, {"scenario", kWindow}, {"run", {{"fidelity", "collective"}}}},
+      {{"name", "window_budget"},
+       {"scenario", kWindow},
+       {"run", {{"fidelity", "collective"}, {"ring_flow_budget", 8}}}}};
   const Run r = run(tmp, "links", exp);
   INFO(r.cli.err);
   REQUIRE(r.cli.code == 0);
@@ -149,6 +152,10 @@ TEST_CASE("scenario: a degraded link slows the run, in its window only; a failur
   CHECK(simulated(r.out / "window") < simulated(r.out / "slow_nic"));
   CHECK(simulated(r.out / "cut") > base + 0.2);  // the ring waits for the link to be back
   CHECK(simulated(r.out / "window_collective") > simulated(r.out / "base_collective"));
+  // A ring above its flow budget is sampled, except with a window: every step runs as flows, and a warning says so.
+  CHECK(simulated(r.out / "window_budget") == simulated(r.out / "window_collective"));
+  CHECK_THAT(r.cli.err, Catch::Contains("warning: ") && Catch::Contains("/links: with a link window") &&
+                            Catch::Contains("24 per allreduce of 4 ranks, above run.ring_flow_budget (8)"));
   const Run again = run(tmp, "again", exp);
   REQUIRE(again.cli.code == 0);
   for (const char* v : {"window", "cut", "window_collective"}) {
