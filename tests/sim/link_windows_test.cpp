@@ -98,6 +98,8 @@ TEST_CASE("LinkWindows: a bandwidth window slows a flow exactly inside it", "[si
   // The same pulled by the receiving host (a minibatch copy).
   CHECK(end_of({window(0.3, 0.6, 0.5)}, {0, 1, 0.4, true}) == end_of({window(0.3, 0.6, 0.5)}, {0, 1, 0.4}));
   CHECK(end_of({}, {0, 1, 0.4, true}) == end_of({}, {0, 1, 0.4}));
+  // A flow still paying its latency when the window ends starts again whole, its latency again.
+  CHECK(end_of({window(0.2, 0.3001, 0.5)}, {0, 1, 0.3}) == Approx(0.3001 + l2 + kBytes / kRate).epsilon(1e-12));
   // A window on the other direction of the link does nothing to this flow.
   CHECK(end_of({window(0.3, 0.6, 0.5, 1, false, "link-node-0_DOWN")}, {0, 1, 0}) == end_of({}, {0, 1, 0}));
   // A window that ends before the flow starts, and one that starts after it ends, change nothing.
