@@ -1,24 +1,41 @@
 // Trainer: network replica, shard stream and optimizer of one rank.
 #include "kernels/model/trainer.hpp"
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include "core/errors.hpp"
 #include "kernels/rng.hpp"
 
 namespace dts::model {
 namespace {
 
+// A modeled profile, one per model and data shape for all the trainers of the process: thousands of simulated
+// ranks would each build and hold a copy (ResNet-50's: tens of kilobytes; issue 21).
+std::shared_ptr<const ModelProfile> shared_profile(const std::string& name, int c, int h, int w, int classes) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, int, int, int, int>, std::weak_ptr<const ModelProfile>> profiles;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<const ModelProfile>& slot = profiles[{name, c, h, w, classes}];
+  if (std::shared_ptr<const ModelProfile> p = slot.lock()) return p;
+  auto p = std::make_shared<const ModelProfile>(model_profile(name, c, h, w, classes));
+  slot = p;
+  return p;
+}
+
 // Real numerics: the network and its profile; modeled: the profile alone (no kernels, no parameters).
-ModelProfile make_profile(const TrainerSetup& s, std::unique_ptr<Network>& net) {
+std::shared_ptr<const ModelProfile> make_profile(const TrainerSetup& s, std::unique_ptr<Network>& net) {
   const data::Dataset& d = *s.train;
-  if (!s.real) return model_profile(s.network, d.c, d.h, d.w, d.classes);
+  if (!s.real) return shared_profile(s.network, d.c, d.h, d.w, d.classes);
   net = make_network(s.network, s.backend, d.c, d.h, d.w, d.classes);
-  ModelProfile p;
-  p.name = s.network;
-  p.input = Shape{d.c, d.h, d.w};
-  p.outputs = d.classes;
-  p.num_params = net->num_params();
-  p.param_blocks = net->param_blocks();
-  p.layers = net->cost();
+  auto p = std::make_shared<ModelProfile>();
+  p->name = s.network;
+  p->input = Shape{d.c, d.h, d.w};
+  p->outputs = d.classes;
+  p->num_params = net->num_params();
+  p->param_blocks = net->param_blocks();
+  p->layers = net->cost();
   return p;
 }
 
@@ -29,7 +46,7 @@ Trainer::Trainer(const TrainerSetup& setup, int rank)
       rank_(rank),
       worker_(rank - setup.first_worker_rank),
       profile_(make_profile(setup, net_)),
-      num_params_(profile_.num_params),
+      num_params_(profile_->num_params),
       optimizer_(setup.optimizer, setup.real ? num_params_ : 0) {
   if (worker_ < 0 || !setup.real) return;
   auto shard = data::shard_indices(setup.train->n, worker_, setup.workers, setup.seed);

@@ -34,8 +34,8 @@ class Trainer {
  public:
   Trainer(const TrainerSetup& setup, int rank);
   std::size_t num_params() const { return num_params_; }
-  std::vector<ParamBlock> param_blocks() const { return profile_.param_blocks; }
-  std::vector<LayerCost> cost() const { return profile_.layers; }
+  const std::vector<ParamBlock>& param_blocks() const { return profile_->param_blocks; }
+  const std::vector<LayerCost>& cost() const { return profile_->layers; }
   bool has_shard() const { return worker_ >= 0; }
   std::int64_t steps_per_epoch() const;
   // The seed's initial model (identical on every rank). Real numerics only, as forward_backward().
@@ -60,9 +60,9 @@ class Trainer {
  private:
   TrainerSetup setup_;
   int rank_;
-  int worker_;                    // rank - first_worker_rank; negative on a server
-  std::unique_ptr<Network> net_;  // real numerics only
-  ModelProfile profile_;
+  int worker_;                                   // rank - first_worker_rank; negative on a server
+  std::unique_ptr<Network> net_;                 // real numerics only
+  std::shared_ptr<const ModelProfile> profile_;  // modeled numerics: shared by the process's trainers
   std::size_t num_params_;
   Optimizer optimizer_;
   std::unique_ptr<data::BatchStream> stream_;
