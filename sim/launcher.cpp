@@ -93,7 +93,7 @@ SimOutcome run_simulation(const SimJob& job) {
         SimComm comm(world, r, collectives.get());
         comm.set_wait_log(&waits[static_cast<std::size_t>(r)]);
         SimNode node(host, &account, [&stop, r](const std::exception_ptr& e) { stop(r, e); });
-        auto compute = job.make_compute(r, host, &account, &world.wires());
+        auto compute = job.make_compute(r, host, &account, world.wires());
         auto recorder = job.make_recorder(comm);
         Context ctx{comm, *compute, node, *recorder, job.workers, job.steps};
         enter_run(ctx, &job.scenario);

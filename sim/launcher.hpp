@@ -30,7 +30,7 @@ struct SimJob {
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests),
   // given the simulation's time account and its wires (for minibatch copies).
-  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*, TimeAccount*, Wires*)> make_compute;
+  std::function<std::unique_ptr<Compute>(Rank, simgrid::s4u::Host*, TimeAccount*, Wires&)> make_compute;
   // One recorder per rank; called inside the rank's actor.
   std::function<std::unique_ptr<Recorder>(Comm&)> make_recorder;
   std::vector<std::string> simgrid_args;  // extra --cfg=... / --log=... passed to the Engine

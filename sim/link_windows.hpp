@@ -1,9 +1,10 @@
 // The scenario's link changes in a time window (`from_s`, `until_s`, `down`) on the simulated network.
 // SimGrid 3.32 bounds a flow's rate by its route's lowest bandwidth when it starts, for its whole life, and
 // undoing a change while flows cross the link backwards (LV08's cross-traffic) makes their sharing penalties
-// negative and aborts. So at each edge of a window the flows crossing a link that changes, either way, are
-// cancelled, the link changes, and they start again with what they have left to send: a flow's bound and
-// penalty are always those of the links when it (re)started. A restarted flow pays its route's latency again.
+// negative and aborts. So at each edge of a window the flows crossing (either way) a link that goes down, gets
+// faster or changes latency are cancelled, the link changes, and they start again with what they have left to
+// send: a flow's bound and penalty are never staler than the links' (a link that gets slower bounds its flows at
+// once). A restarted flow pays its route's latency again.
 // A link that is down carries nothing: the flows crossing it are cancelled when it goes down and start again
 // when it is back up, and a flow that would cross it waits until then.
 #pragma once

@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 namespace dts::sim {
 
 SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& platform, sg4::Host* host,
-                       TimeAccount* account, Wires* wires)
+                       TimeAccount* account, Wires& wires)
     : TrainerCompute(setup.trainer, rank),
       device_(device_of_host(platform, host)),
       host_(host),
@@ -42,11 +42,7 @@ void SimCompute::copy_batch() {
   if (data_host_ != nullptr && batch_bytes_ > 0) {  // the CPU copies the minibatch to the device
     const TimeAccount::Scope copying(account_, TimeCategory::kCpuGpuData);
     batch_copy_.pay();
-    if (wires_ != nullptr) {
-      wires_->pull(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
-    } else {
-      sg4::Comm::sendto(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
-    }
+    wires_.pull(data_host_, host_, static_cast<std::uint64_t>(batch_bytes_));
   }
 }
 

@@ -32,10 +32,10 @@ struct ModelSetup {
 class SimCompute final : public TrainerCompute {
  public:
   // On `host` of `platform` (its device model, and the node's copy model for minibatches kept on the CPU).
-  // `account`: the simulation's time account (null: not accounted); `wires`: the world's, for the minibatch
-  // copies (null: plain flows).
+  // `account`: the simulation's time account (null: not accounted); `wires`: the world's, which carry the
+  // minibatch copies.
   SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& platform, simgrid::s4u::Host* host,
-             TimeAccount* account, Wires* wires = nullptr);
+             TimeAccount* account, Wires& wires);
   float forward_backward(ConstSlice params, Slice grads) override;
   void optimizer_step(Slice params, ConstSlice grads) override;
   // At the device's update_efficiency and reduce_efficiency (Device::elementwise_time_s).
@@ -67,7 +67,7 @@ class SimCompute final : public TrainerCompute {
   Device device_;
   simgrid::s4u::Host* host_;
   TimeAccount* account_;
-  Wires* wires_;
+  Wires& wires_;
   double step_time_s_ = 0;
   double forward_share_ = 1.0 / 3;      // of step_time_s_: the device model's forward time over forward + backward
   const Scenario* scenario_ = nullptr;  // null: this rank is never slowed

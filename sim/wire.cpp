@@ -55,8 +55,7 @@ int token;  // put refuses a null payload; nothing reads it
 void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
   sg4::Mailbox* box = take_box(to);
-  const std::vector<int>* crossed = windows_ != nullptr ? &windows_->crossed(from, to) : nullptr;
-  if (crossed != nullptr && !crossed->empty()) {
+  if (const std::vector<int>* crossed = windowed_links(from, to)) {
     windows_->carry(
         *crossed, bytes, [box](std::uint64_t left) { return box->put_async(&token, left); },
         [box] {  // the cancelled comm stays in the box until taken
@@ -73,8 +72,8 @@ void Wires::carry(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
 }
 
 void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
-  const std::vector<int>* crossed = windows_ != nullptr ? &windows_->crossed(from, to) : nullptr;
-  if (crossed == nullptr || crossed->empty()) {
+  const std::vector<int>* crossed = windowed_links(from, to);
+  if (crossed == nullptr) {
     sg4::Comm::sendto(from, to, bytes);
     return;
   }
@@ -83,9 +82,15 @@ void Wires::pull(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
       [] {});
 }
 
+const std::vector<int>* Wires::windowed_links(sg4::Host* from, sg4::Host* to) {
+  if (windows_ == nullptr) return nullptr;
+  const std::vector<int>& crossed = windows_->crossed(from, to);
+  return crossed.empty() ? nullptr : &crossed;
+}
+
 Wires::Transfer Wires::start(sg4::Host* from, sg4::Host* to, std::uint64_t bytes) {
   DTS_ASSERT(sg4::this_actor::get_host() == from && from != to, "a wire is carried from its own host to another");
-  DTS_ASSERT(windows_ == nullptr || windows_->crossed(from, to).empty(), "a started flow crosses a link window");
+  DTS_ASSERT(windowed_links(from, to) == nullptr, "a started flow crosses a link window");
   Transfer t;
   t.to = to;
   t.box = take_box(to);

@@ -43,6 +43,8 @@ class Wires {
 
  private:
   simgrid::s4u::Mailbox* take_box(simgrid::s4u::Host* to);  // an idle box whose receiver is on `to`
+  // The windowed links a flow from -> to crosses (LinkWindows::crossed); null when it crosses none.
+  const std::vector<int>* windowed_links(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   simgrid::s4u::ActorPtr receiver(simgrid::s4u::Host* host);
 
   std::unordered_map<simgrid::s4u::Host*, std::vector<simgrid::s4u::Mailbox*>> idle_;

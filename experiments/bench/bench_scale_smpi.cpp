@@ -53,7 +53,7 @@ ChildResult ours(const sim::PlatformSpec& spec, int P, std::size_t floats, const
       if (call == kCalls) w1 = wall_now_s(), s1 = ctx.comm.now_s();
     }
   };
-  job.make_compute = [&](Rank, simgrid::s4u::Host*, sim::TimeAccount*, sim::Wires*) -> std::unique_ptr<Compute> {
+  job.make_compute = [&](Rank, simgrid::s4u::Host*, sim::TimeAccount*, sim::Wires&) -> std::unique_ptr<Compute> {
     return std::make_unique<CollectiveOnlyCompute>(floats, false);
   };
   struct NoRecorder final : Recorder {

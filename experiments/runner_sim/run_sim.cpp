@@ -38,7 +38,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.main = plan.main;
   job.scenario = *plan.scenario;
   job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host, sim::TimeAccount* account,
-                                  sim::Wires* wires) -> std::unique_ptr<Compute> {
+                                  sim::Wires& wires) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(*setup, r, in.platform, host, account, wires);
   };
   return job;

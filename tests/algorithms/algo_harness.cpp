@@ -78,7 +78,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     if (problem.shard_rows > 0) {  // GossipGraD's shuffle: which rows each worker trained on
       problem.rows_used = std::make_shared<std::vector<std::vector<std::uint32_t>>>(problem.workers);
     }
-    job.make_compute = [&](Rank r, simgrid::s4u::Host*, sim::TimeAccount*, sim::Wires*) -> std::unique_ptr<Compute> {
+    job.make_compute = [&](Rank r, simgrid::s4u::Host*, sim::TimeAccount*, sim::Wires&) -> std::unique_ptr<Compute> {
       return std::make_unique<QuadraticCompute>(problem, r - first_worker, [](double s) {
         if (s > 0) simgrid::s4u::this_actor::sleep_for(s);
       });

@@ -65,7 +65,7 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
 
 void use_sim_compute(sim::SimJob& job, const sim::ModelSetup& setup) {
   job.make_compute = [&setup, &job](Rank r, simgrid::s4u::Host* host, sim::TimeAccount* account,
-                                    sim::Wires* wires) -> std::unique_ptr<Compute> {
+                                    sim::Wires& wires) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(setup, r, job.platform, host, account, wires);
   };
   job.make_recorder = [](Comm&) -> std::unique_ptr<Recorder> { return std::make_unique<NullRecorder>(); };
