@@ -10,7 +10,6 @@
 #include "algorithms/api/compute.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 #include "core/hash.hpp"
-#include "sim/actor_stack.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -138,7 +137,7 @@ void CollectiveSim::stages(const PlanCall& call, Instance& inst) {
         if (adds) world_.wake(self);  // carried by an actor of its own: I may be waiting for it
       };
       if (adds) {
-        start_actor("plan-flow", world_.host(call.self), kCourierStackKiB, carry);
+        world_.couriers().run(world_.host(call.self), carry);
       } else {
         carry();
       }

@@ -85,6 +85,7 @@ SimOutcome run_simulation(const SimJob& job) {
     if (!stopped) stopped = Stopped{r, sg4::Engine::get_clock(), e};
     sg4::Actor::kill_all();
   };
+  world.couriers().open(job.ranks);  // reused until every rank has ended
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
     start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
@@ -105,6 +106,7 @@ SimOutcome run_simulation(const SimJob& job) {
       } catch (...) {
         stop(r, std::current_exception());
       }
+      if (!stopped) world.couriers().release();
     });
   }
   const std::unique_ptr<LinkWindows> windows = start_scenario(job.scenario, world, hosts);

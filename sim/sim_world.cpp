@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "algorithms/rules/vector_ops.hpp"
-#include "sim/actor_stack.hpp"
 #include "sim/message_costs.hpp"
 #include "sim/time_account.hpp"
 
@@ -74,7 +73,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   sg4::Host* dst_host = host(dst);
   op->trace = msg->trace = time_account_ != nullptr ? time_account_->trace_send(src_host, dst_host) : nullptr;
   // The courier carries the message over the modeled network, then hands it to the destination.
-  start_actor("msg", src_host, kCourierStackKiB, [this, msg, op, src_host, dst_host, dst, bytes, charge] {
+  couriers_.run(src_host, [this, msg, op, src_host, dst_host, dst, bytes, charge] {
     if (src_host != dst_host) wires_.carry(src_host, dst_host, bytes);
     if (!boxes_[static_cast<std::size_t>(dst)].failed) charge.receiver.pay();  // the receiver's host-side cost
     TimeAccount::arrived(msg->trace.get());

@@ -17,6 +17,7 @@
 
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/matching.hpp"
+#include "sim/couriers.hpp"
 #include "sim/snapshot_pool.hpp"
 #include "sim/wire.hpp"
 
@@ -78,6 +79,8 @@ class SimWorld {
   void wake(Rank r) { boxes_[static_cast<std::size_t>(r)].cv->notify_all(); }
   // Host-to-host flows outside post_send (the collective fidelity's).
   Wires& wires() { return wires_; }
+  // The actors that carry messages (post_send's) and the collective fidelity's adding flows.
+  Couriers& couriers() { return couriers_; }
   // Counts traffic that did not go through post_send (the collective fidelity's aggregated flows).
   void account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t messages);
 
@@ -122,6 +125,7 @@ class SimWorld {
 
   std::vector<Box> boxes_;
   Wires wires_;
+  Couriers couriers_;
   TimeAccount* time_account_;
   MessageCosts* costs_;
   std::uint64_t messages_ = 0;
