@@ -46,10 +46,11 @@ void raise_stack_limit() {
 }
 
 SimOutcome run_simulation(const SimJob& job) {
-  // Every message starts a courier actor with a calloc'ed stack (sim/actor_stack.hpp). glibc would give the
-  // heap of thousands of freed stacks back to the kernel at once and fault it in, page by zeroed page, at the
-  // next step's sends (a fifth of the run at 4096 workers): keep it, and keep the mmap threshold from
-  // creeping up to the stacks' size.
+  // For glibc's malloc (a build without jemalloc; sanitizers): actors' stacks are calloc'ed
+  // (sim/actor_stack.hpp), and glibc would give the heap of thousands of freed stacks back to the kernel at once
+  // and fault it in, page by zeroed page, at the next step's sends (a fifth of the run at 4096 workers): keep
+  // it, and keep the mmap threshold from creeping up to the stacks' size. jemalloc ignores these
+  // (experiments/jemalloc_conf.cpp keeps its freed pages).
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   raise_stack_limit();
