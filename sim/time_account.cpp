@@ -107,8 +107,8 @@ TimeCategory update_category(const sg4::Host* host) {
 }
 
 TimeAccount::State* TimeAccount::find(long pid) {
-  const auto it = index_.find(pid);
-  return it == index_.end() ? nullptr : &states_[it->second];
+  const auto at = static_cast<std::size_t>(pid);
+  return at < index_.size() && index_[at] > 0 ? &states_[index_[at] - 1] : nullptr;
 }
 
 TimeAccount::State* TimeAccount::self() { return find(sg4::this_actor::get_pid()); }
@@ -116,7 +116,9 @@ TimeAccount::State* TimeAccount::self() { return find(sg4::this_actor::get_pid()
 void TimeAccount::register_actor(State s) {
   s.times.start_s = s.since_s = now();
   s.pid = sg4::this_actor::get_pid();
-  index_[s.pid] = states_.size();
+  const auto at = static_cast<std::size_t>(s.pid);
+  if (at >= index_.size()) index_.resize(std::max(at + 1, 2 * index_.size()), 0);
+  index_[at] = states_.size() + 1;
   states_.push_back(std::move(s));
 }
 

@@ -20,7 +20,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -176,7 +175,7 @@ class TimeAccount {
   static void add_own(State& s, TimeCategory c, double begin_s, double end_s, SpanSink* sink);
   void register_actor(State s);
 
-  std::unordered_map<long, std::size_t> index_;                                   // pid -> states_
+  std::vector<std::size_t> index_;  // by SimGrid pid (dense, from 0): 1 + the position in states_, or 0
   std::map<std::pair<Rank, std::uint64_t>, TimeCategory> collective_categories_;  // (caller, members' hash)
   std::deque<State> states_;                                                      // stable addresses
   SpanSink* sink_ = nullptr;
