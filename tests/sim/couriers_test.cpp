@@ -22,10 +22,7 @@ namespace {
 // saw a deadlock.
 json run_jobs(int holders, double job_s) {
   return dts::test::run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     const auto hosts = dts::sim::build_platform(dts::test::pinned_star(2, 1e9, 1e-4), 2);
     dts::sim::Couriers couriers;
     couriers.open(holders);
@@ -51,7 +48,7 @@ json run_jobs(int holders, double job_s) {
         if (holders > 0) couriers.release();
       });
     }
-    engine.run();
+    engine->run();
     return json{{"log", log}, {"couriers", pids.size()}, {"end_s", sg4::Engine::get_clock()}, {"deadlock", deadlock}};
   });
 }

@@ -30,14 +30,11 @@ struct Flow {
 // Each flow's end time, with the changes `links` (cross-traffic on or off).
 json end_times(const std::vector<LinkChange>& links, const std::vector<Flow>& flows, bool cross_traffic = false) {
   return dts::test::run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     dts::sim::PlatformSpec spec = dts::test::pinned_star(3, kRate * 8, kLatency);
     if (cross_traffic) spec.simgrid_config.erase("network/crosstraffic");  // LV08's default: on
     const auto hosts = dts::sim::build_platform(spec, 3);
-    engine.seal_platform();
+    engine->seal_platform();
     Scenario scenario;
     scenario.links = links;
     dts::sim::LinkWindows windows(scenario, dts::sim::scenario_links(scenario, hosts), hosts[2]);
@@ -55,7 +52,7 @@ json end_times(const std::vector<LinkChange>& links, const std::vector<Flow>& fl
         ends[i] = sg4::Engine::get_clock();
       });
     }
-    engine.run();
+    engine->run();
     return json(ends);
   });
 }

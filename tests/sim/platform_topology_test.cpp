@@ -33,15 +33,12 @@ dts::sim::PlatformSpec spec_of(json j) {
 json probe(const dts::sim::PlatformSpec& spec, int ranks, int workers,
            const std::vector<std::pair<std::string, std::string>>& pairs = {}) {
   return dts::test::run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     const auto hosts = dts::sim::build_platform(spec, ranks, workers);
     json out;
     for (auto* h : hosts) out["hosts"].push_back(h->get_name());
     for (auto* h : hosts) out["speed"].push_back(dts::sim::device_of_host(spec, h).peak_flops);
-    out["count"] = engine.get_host_count();
+    out["count"] = engine->get_host_count();
     for (const auto& [a, b] : pairs) {
       std::vector<sg4::Link*> links;
       double lat = 0;

@@ -16,6 +16,13 @@ namespace sg4 = simgrid::s4u;
 
 namespace dts::test {
 
+std::unique_ptr<sg4::Engine> quiet_engine() {
+  int argc = 2;
+  char arg0[] = "test", arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  return std::make_unique<sg4::Engine>(&argc, argv);
+}
+
 sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s) {
   sim::PlatformSpec p;
   p.name = "test_star";
@@ -32,10 +39,7 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body, sim::Fidelity fidelity,
                         sim::RingSampling rings, std::uint64_t seed) {
   return run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = quiet_engine();
     const auto hosts = sim::build_platform(spec, ranks);
     sim::MessageCosts costs(spec, seed);
     sim::SimWorld world(hosts, nullptr, costs.active() ? &costs : nullptr);
@@ -52,7 +56,7 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
       });
     }
     const auto t0 = std::chrono::steady_clock::now();
-    engine.run();
+    engine->run();
     out["host"]["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,9 @@ namespace dts::test {
 // cross-traffic (the reverse ACK flow that takes 5 % of a busy reverse link), so that a
 // message of S bytes between two hosts takes exactly 2 * latency + S / bandwidth.
 sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s);
+
+// A SimGrid engine that logs only critical messages; one per process (tests run it in an isolated child).
+std::unique_ptr<simgrid::s4u::Engine> quiet_engine();
 
 using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nlohmann::json& out)>;
 // out["rank"][r] is rank r's output object; out["end_s"] the simulated end time, out["messages"] the

@@ -96,10 +96,7 @@ TEST_CASE("sim::TimeAccount: a transfer is CPU-GPU or GPU-GPU by its endpoints, 
    */
   const double S = 12e6, t = 2 * kLinkLatencyS + S / (kLinkBps / 8);
   const json out = dts::test::run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     const auto hosts = dts::sim::build_platform(node_platform(), 3, 2);
     dts::sim::TimeAccount account;
     dts::sim::SimWorld world(hosts, &account);
@@ -117,7 +114,7 @@ TEST_CASE("sim::TimeAccount: a transfer is CPU-GPU or GPU-GPU by its endpoints, 
         if (r == 2) comm.recv(1, 7, none);
       });
     }
-    engine.run();
+    engine->run();
     return json{{"hosts", {hosts[0]->get_name(), hosts[1]->get_name(), hosts[2]->get_name()}},
                 {"actors", to_json(account.actors(sg4::Engine::get_clock()))}};
   });
@@ -149,10 +146,7 @@ TEST_CASE("sim::TimeAccount: each world records into the account it was given, n
    *   o B holds ranks 1 and 2: GPU-GPU parameter time only
    */
   const json out = dts::test::run_isolated([&] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     const auto hosts = dts::sim::build_platform(node_platform(), 3, 2);
     dts::sim::TimeAccount account_a, account_b;
     dts::sim::SimWorld world_a(hosts, &account_a), world_b(hosts, &account_b), world_c(hosts);
@@ -171,7 +165,7 @@ TEST_CASE("sim::TimeAccount: each world records into the account it was given, n
     pair(world_a, &account_a, 0, 1);
     pair(world_b, &account_b, 2, 1);
     pair(world_c, &account_a, 0, 2);
-    engine.run();
+    engine->run();
     const double now = sg4::Engine::get_clock();
     return json{{"a", to_json(account_a.actors(now))}, {"b", to_json(account_b.actors(now))}};
   });

@@ -28,10 +28,7 @@ const std::vector<Flow> kFlows = {{0, 1, 0.0, 5'000'000}, {0, 2, 0.0, 3'000'000}
 // couriers of sim/sim_world.cpp are.
 json end_times(bool wires) {
   return dts::test::run_isolated([wires] {
-    int argc = 2;
-    char arg0[] = "test", arg1[] = "--log=root.thres:critical";
-    char* argv[] = {arg0, arg1, nullptr};
-    sg4::Engine engine(&argc, argv);
+    const auto engine = dts::test::quiet_engine();
     const auto hosts = dts::sim::build_platform(dts::test::pinned_star(4, 10e9, 1e-5), 4);
     dts::sim::Wires carrier;
     std::vector<double> ends(kFlows.size(), -1);
@@ -45,7 +42,7 @@ json end_times(bool wires) {
         ends[i] = sg4::Engine::get_clock();
       });
     }
-    engine.run();
+    engine->run();
     return json(ends);
   });
 }
