@@ -31,10 +31,8 @@
 #include "realexec/mpi_engine.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <limits>
-#include <thread>
 
 #include "algorithms/rules/vector_ops.hpp"
 #include "realexec/mpi_check.hpp"
@@ -271,7 +269,7 @@ void Engine::check_alive() {
 
 void Engine::check_alive_locked() {
   if (!failed_) {
-    if (quiescing_ || MPI_Wtime() < fail_at_wtime_) return;
+    if (quiescing_ || fail_at_wtime_ == std::numeric_limits<double>::infinity() || MPI_Wtime() < fail_at_wtime_) return;
     failed_ = true;
     for (Rank r = 0; r < size_; ++r) {
       if (r == rank_) continue;
@@ -328,26 +326,6 @@ void Engine::cancel(Op& op) {
     }
   }
   poll_until([&] { return poll_op(op); }, kForever);  // matched: let its data land, it completes as kOk
-}
-
-bool Engine::poll_until(const std::function<bool()>& ready, double timeout_s) const {
-  // Spin first where each rank has a core (a small message's reply is microseconds away, and a yield is a
-  // system call and a trip through the scheduler), then yield, then sleep, growing to 0.5 ms, so that ranks
-  // that outnumber the cores, or that wait for a long computation, leave the CPU to the others.
-  const double start = MPI_Wtime(), spin_until = start + spin_s_;
-  const double deadline = timeout_s == kForever ? kForever : start + timeout_s;
-  for (int idle = 0;;) {
-    if (ready()) return true;
-    const double now = MPI_Wtime();
-    if (timeout_s != kForever && now >= deadline) return false;
-    if (now < spin_until) continue;
-    if (idle < 64) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min(500, 5 * (idle - 63))));
-    }
-    ++idle;
-  }
 }
 
 }  // namespace dts::mpi

@@ -9,12 +9,14 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "algorithms/api/comm.hpp"
@@ -84,7 +86,8 @@ class Engine : NoCopy {
   void cancel(Op& op);
   // Calls `ready` (without the engine's lock held), with a growing back-off between calls, until it returns
   // true (then true) or timeout_s of wall time has passed (then false).
-  bool poll_until(const std::function<bool()>& ready, double timeout_s) const;
+  template <typename Ready>
+  bool poll_until(Ready ready, double timeout_s) const;
   // Collective: returns once every rank's sends have completed, draining incoming messages meanwhile.
   // Messages that no receive took are dropped. Call once, after the algorithm returned on this rank (or
   // failed on it). Throws CommError naming the ranks it waits for when it sees no progress for
@@ -146,5 +149,27 @@ class Engine : NoCopy {
   bool failed_ = false;   // this rank has failed and announced it
   std::atomic<std::uint64_t> bytes_sent_{0}, bytes_received_{0}, messages_sent_{0};
 };
+
+// Spin first where each rank has a core (a small message's reply is microseconds away, and a yield is a system
+// call and a trip through the scheduler), then yield, then sleep, growing to 0.5 ms, so that ranks that
+// outnumber the cores, or that wait for a long computation, leave the CPU to the others. A template: the
+// predicate is called at every turn of a spin that a 4 KiB exchange spends about a microsecond in.
+template <typename Ready>
+bool Engine::poll_until(Ready ready, double timeout_s) const {
+  const double start = MPI_Wtime(), spin_until = start + spin_s_;
+  const double deadline = timeout_s == kForever ? kForever : start + timeout_s;
+  for (int idle = 0;;) {
+    if (ready()) return true;
+    const double now = MPI_Wtime();
+    if (timeout_s != kForever && now >= deadline) return false;
+    if (now < spin_until) continue;
+    if (idle < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(500, 5 * (idle - 63))));
+    }
+    ++idle;
+  }
+}
 
 }  // namespace dts::mpi
