@@ -308,10 +308,11 @@ Command add_scale_bench(CLI::App& bench) {
   app->add_option("--workers", o->workers, "worker counts")->delimiter(',');
   app->add_option("--algos", o->algos,
                   "ring, tree, hypercube (allreduce_sgd), gossip (gossip_sgd), async_sgd, gossipgrad, "
-                  "gossipgrad_noshuffle (its ring shuffle off)")
+                  "gossipgrad_noshuffle (its ring shuffle off), agd, elastic_gossip, bidmach_grid, mpca (with "
+                  "their defaults)")
       ->delimiter(',')
-      ->check(
-          CLI::IsMember({"ring", "tree", "hypercube", "gossip", "async_sgd", "gossipgrad", "gossipgrad_noshuffle"}));
+      ->check(CLI::IsMember({"ring", "tree", "hypercube", "gossip", "async_sgd", "gossipgrad", "gossipgrad_noshuffle",
+                             "agd", "elastic_gossip", "bidmach_grid", "mpca"}));
   app->add_option("--fidelity", o->fidelities, "collective and/or message")
       ->delimiter(',')
       ->check(CLI::IsMember({"collective", "message"}));
