@@ -40,7 +40,7 @@ void CollectiveSim::pipeline_math(Instance& inst, const CollectivePlan& plan, in
 
 int CollectiveSim::pipeline_flow_steps(int P, int count) const {
   // A link window changes the network while the pipeline runs: every step as flows, whatever the budget.
-  if (static_cast<long>(P) * count <= rings_.flow_budget || world_.wires().windowed()) return count;
+  if (!rings_.sampled(P, count) || world_.wires().windowed()) return count;
   return std::max(1, std::min(rings_.sample_steps, count / 2));
 }
 

@@ -44,6 +44,8 @@ struct RingSampling {
   static constexpr int kFlowBudget = 8192;
   int flow_budget = kFlowBudget;
   int sample_steps = 1;
+  // Whether a ring of `members` and `steps` steps is sampled (above the budget).
+  bool sampled(int members, int steps) const { return static_cast<long>(members) * steps > flow_budget; }
 };
 
 class CollectiveSim final : public CollectiveEngine {

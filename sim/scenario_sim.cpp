@@ -109,8 +109,7 @@ std::unique_ptr<LinkWindows> start_scenario(const Scenario& scenario, SimWorld& 
     if (f.bandwidth != 1) f.link->set_bandwidth(f.link->get_bandwidth() * f.bandwidth);
     if (f.latency != 1) f.link->set_latency(f.link->get_latency() * f.latency);
   }
-  if (std::none_of(scenario.links.begin(), scenario.links.end(), [](const LinkChange& c) { return c.windowed(); }))
-    return nullptr;
+  if (!scenario.has_link_windows()) return nullptr;
   auto windows = std::make_unique<LinkWindows>(scenario, named, hosts.front());
   world.wires().set_windows(windows.get());
   return windows;

@@ -14,6 +14,10 @@ bool names(const std::vector<Rank>& ranks, Rank r) { return std::find(ranks.begi
 
 }  // namespace
 
+bool Scenario::has_link_windows() const {
+  return std::any_of(links.begin(), links.end(), [](const LinkChange& c) { return c.windowed(); });
+}
+
 bool Scenario::slows(Rank r) const {
   return std::any_of(stragglers.begin(), stragglers.end(), [r](const Straggler& s) { return names(s.ranks, r); }) ||
          std::any_of(jitter.begin(), jitter.end(), [r](const Jitter& j) { return names(j.ranks, r); });

@@ -76,6 +76,8 @@ struct Scenario {
   }
   // Whether rank r's compute is ever slowed (a straggler or jitter names it).
   bool slows(Rank r) const;
+  // Whether a link change has edges after the start (LinkChange::windowed).
+  bool has_link_windows() const;
   // How long compute of `seconds` at full speed takes on rank r when it begins at start_s, in r's step `step`
   // (the count of its forward-backward passes before this one): the straggler windows it crosses, each at its
   // own factor, times the step's jitter.

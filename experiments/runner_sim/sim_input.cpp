@@ -1,7 +1,6 @@
 // The simulator's reading of an experiment, and its pre-run check.
 #include "experiments/runner_sim/sim_input.hpp"
 
-#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -63,13 +62,13 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                        "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
     }
     sim::check_message_costs_fidelity(in.platform, in.fidelity == sim::Fidelity::kCollective);
-    const auto& links = p.scenario->links;
-    const double ring_flows = 2.0 * p.ranks * (p.ranks - 1);
-    if (in.fidelity == sim::Fidelity::kCollective && ring_flows > in.rings.flow_budget &&
-        std::any_of(links.begin(), links.end(), [](const LinkChange& c) { return c.windowed(); })) {
+    const int ring_steps = 2 * (p.ranks - 1);  // an allreduce's
+    if (in.fidelity == sim::Fidelity::kCollective && in.rings.sampled(p.ranks, ring_steps) &&
+        p.scenario->has_link_windows()) {
       std::cerr << "warning: " << p.scenario->where << "/links: with a link window the collective fidelity runs every"
-                << " step of a ring as flows, " << ring_flows << " per allreduce of " << p.ranks
-                << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget << "): slow at this size\n";
+                << " step of a ring as flows, " << static_cast<long>(p.ranks) * ring_steps << " per allreduce of "
+                << p.ranks << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget
+                << "): slow at this size\n";
     }
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
