@@ -47,6 +47,8 @@ const MessageCosts::End& MessageCosts::end(sg4::Host* host) {
     e.device_with_cpu = true;
     e.cpu = sg4::Host::by_name(cpu);
     e.cores = spec_.node->cpu->cores;
+  } else if (sg4::Host* machine = machine_of(host)) {
+    e.cpu = machine;  // one of its cores
   } else if (device && spec_.node && !spec_.node->cpu) {
     e.cpu = nullptr;  // a device of a self-hosted node: a delay
   } else {

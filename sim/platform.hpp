@@ -75,6 +75,10 @@ struct PlatformSpec {
   std::map<std::string, std::string> simgrid_config;  // extra --cfg items, e.g. network/latency-factor
   MessageOverhead message_overhead;                   // host-side costs of messages (sim/message_cost_spec.hpp)
   MessageNoise message_noise;
+  // > 0: every host is a process on one machine of this many cores (star, one device per node): every CPU
+  // execution of every host (compute, updates, message overheads) runs on that machine, one core at most each,
+  // so that more busy ranks than cores time-slice (a cluster of ranks on one computer). The device is one core.
+  int machine_cores = 0;
   std::string xml_file;     // topology "xml": absolute path
   std::string origin;       // "file:/json/path" of the object, for messages
   nlohmann::json resolved;  // what was read, defaults filled in
@@ -95,6 +99,9 @@ PlatformSpec load_platform_file(const std::string& file);
 using StepHook = std::function<void(const std::string& key)>;
 std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ranks, int workers = -1,
                                                 const StepHook& before = nullptr);
+
+// The shared machine whose cores run `host`'s executions (machine_cores), or null: the host computes itself.
+simgrid::s4u::Host* machine_of(const simgrid::s4u::Host* host);
 
 // The device model of a host built by build_platform: the CPU's on a node's CPU host, `spec.device` otherwise.
 const Device& device_of_host(const PlatformSpec& spec, const simgrid::s4u::Host* host);

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kRole = "dts_role";           // host property: "cpu" or "device"
 constexpr const char* kNode = "dts_node";           // host property: the node's index
 constexpr const char* kDataHost = "dts_data_host";  // device property: the host whose memory holds its data
+constexpr const char* kMachine = "dts_machine";     // host property: the shared machine that runs its executions
 using Dir = sg4::LinkInRoute::Direction;
 
 // Host names sorted with numbers compared as numbers ("node-2" before "node-10").
@@ -77,6 +78,17 @@ class Builder {
     NetPoint* gateway = spec_.partition.groups > 0 ? chip_routes(zone, name, n) : pcie_routes(zone, name, n, id);
     zone->seal();
     return {zone->get_netpoint(), gateway};
+  }
+
+  // machine_cores: the shared machine, a host of no route (it never sends) whose cores are the devices'.
+  void make_machine(sg4::NetZone* zone) {
+    if (spec_.machine_cores <= 0) return;
+    sg4::Host* m = zone->create_host("machine", spec_.device.peak_flops)->set_core_count(spec_.machine_cores);
+    m->set_property(kRole, "machine");
+    m->seal();
+    for (const NodeHosts& n : nodes_) {
+      for (sg4::Host* d : n.devices) d->set_property(kMachine, m->get_name());
+    }
   }
 
   const std::vector<NodeHosts>& nodes() const { return nodes_; }
@@ -196,6 +208,7 @@ void build_connections(const PlatformSpec& spec, Builder& b, int nodes) {
                       {{nics[uj], Dir::UP}, {conn, Dir::NONE}, {nics[ui], Dir::DOWN}}, false);
     }
   }
+  b.make_machine(zone);
   zone->seal();
 }
 
@@ -218,6 +231,7 @@ void build_star(const PlatformSpec& spec, Builder& b, int nodes) {
     const auto dir = spec.sharing == "split_duplex" ? Dir::UP : Dir::NONE;
     zone->add_route(point, nullptr, gateway, nullptr, {{link, dir}}, true);
   }
+  b.make_machine(zone);
   zone->seal();
 }
 
@@ -328,6 +342,11 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int 
     build_star(spec, b, nodes);
   }
   return place(spec, b.nodes(), ranks, workers);
+}
+
+sg4::Host* machine_of(const sg4::Host* host) {
+  const char* m = host->get_property(kMachine);
+  return m != nullptr ? sg4::Host::by_name(m) : nullptr;
 }
 
 const Device& device_of_host(const PlatformSpec& spec, const sg4::Host* host) {

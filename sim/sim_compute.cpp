@@ -14,6 +14,7 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& p
     : TrainerCompute(setup.trainer, rank),
       device_(device_of_host(platform, host)),
       host_(host),
+      machine_(machine_of(host)),
       account_(account),
       wires_(wires),
       scenario_(setup.scenario.slows(rank) ? &setup.scenario : nullptr),
@@ -35,7 +36,15 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& p
 
 void SimCompute::charge(double seconds) {
   if (scenario_ != nullptr) seconds = scenario_->stretch(rank_, steps_, sg4::Engine::get_clock(), seconds);
-  if (seconds > 0) sg4::this_actor::execute(seconds * host_->get_speed());
+  if (seconds <= 0) return;
+  if (machine_ == nullptr) {
+    sg4::this_actor::execute(seconds * host_->get_speed());
+    return;
+  }
+  sg4::ExecPtr exec = sg4::this_actor::exec_init(seconds * machine_->get_speed());  // one of its cores
+  exec->set_host(machine_);
+  exec->start();
+  exec->wait();
 }
 
 void SimCompute::copy_batch() {

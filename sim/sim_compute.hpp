@@ -66,6 +66,7 @@ class SimCompute final : public TrainerCompute {
   HostCharge batch_copy_;  // the CPU's copy call per minibatch (node.copy); nothing when not modeled
   Device device_;
   simgrid::s4u::Host* host_;
+  simgrid::s4u::Host* machine_;  // where its executions run (PlatformSpec::machine_cores); null: on host_
   TimeAccount* account_;
   Wires& wires_;
   double step_time_s_ = 0;

@@ -1,0 +1,128 @@
+// machine_cores (issue 19; sim/platform.hpp): every host's compute and message overheads run on one shared
+// machine of N cores, one core at most each, on toy platforms where the time-slicing follows from a formula.
+#include <catch2/catch.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/algorithm.hpp"
+#include "sim/launcher.hpp"
+#include "tests/sim/sim_harness.hpp"
+#include "tests/support/isolated.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kLat = 10e-6;
+
+// A star of 1 Gflop/s devices, 1 GB/s and 10 us links, pure alpha-beta; `extra` merged over it.
+json star(const json& extra) {
+  json p = {{"device", {{"peak_flops", 1e9}, {"mem_bw_Bps", 1e9}}},
+            {"link_bandwidth_bps", 8e9},
+            {"link_latency_s", kLat},
+            {"network_model", "CM02"},
+            {"simgrid_config", {{"network/crosstraffic", "0"}}}};
+  if (!extra.is_null()) p.merge_patch(extra);  // `{}` in a call is null, which a merge patch would keep
+  return p;
+}
+
+// Runs `body` as the main of `ranks` ranks on platform `p`, each with a SimCompute whose forward-backward takes
+// 1 s (model.step_time_s); returns what the bodies wrote under out[rank].
+json run_ranks(const json& p, int ranks, const std::function<void(dts::Context&, json&)>& body) {
+  return dts::test::run_isolated([&] {
+    dts::data::Dataset mnist{"mnist", 60000, 1, 28, 28, 10, {}, {}};
+    dts::sim::ModelSetup setup;
+    setup.trainer.network = "lenet";
+    setup.trainer.real = false;
+    setup.trainer.train = &mnist;
+    setup.trainer.batch = 1;
+    setup.trainer.workers = ranks;
+    setup.step_time_s = 1.0;
+    dts::sim::SimJob job;
+    job.platform = dts::sim::read_platform(p, "p.json", "", ".");
+    job.ranks = job.workers = ranks;
+    json out = json::array();
+    for (int r = 0; r < ranks; ++r) out.push_back(json::object());
+    job.main = [&](dts::Context& ctx) { body(ctx, out[static_cast<std::size_t>(ctx.comm.rank())]); };
+    dts::test::use_sim_compute(job, setup);
+    dts::sim::run_simulation(job);
+    return out;
+  });
+}
+
+void step(dts::Context& ctx) {
+  dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
+  ctx.compute.forward_backward(params, grads);
+}
+
+}  // namespace
+
+TEST_CASE("sim::platform machine_cores: the ranks' compute time-slices the machine's cores", "[sim]") {
+  /* In details:
+   *   o `busy` of `ranks` ranks compute a 1 s step at once; the hosts share one machine of N cores (0: each
+   *     host its own device)
+   * Expectations
+   *   o each step ends at max(1, busy / N) s: 5 on 2 cores 2.5 s, 3 on 2 1.5 s, 2 on 1 2 s; 5 on 8 cores 1 s
+   *   o ranks that do not compute leave their share to the others: 2 of 4 busy on 2 cores, 1 s
+   *   o without machine_cores, 1 s whatever the count
+   */
+  for (const auto& [cores, ranks, busy, expect] :
+       {std::tuple{2, 5, 5, 2.5}, std::tuple{2, 3, 3, 1.5}, std::tuple{1, 2, 2, 2.0}, std::tuple{8, 5, 5, 1.0},
+        std::tuple{2, 4, 2, 1.0}, std::tuple{0, 5, 5, 1.0}}) {
+    INFO(cores << " cores, " << ranks << " ranks, " << busy << " busy");
+    const json p = star(cores > 0 ? json{{"machine_cores", cores}} : json::object());
+    const json out = run_ranks(p, ranks, [busy](dts::Context& ctx, json& o) {
+      if (ctx.comm.rank() < busy) step(ctx);
+      o["t"] = ctx.comm.now_s();
+    });
+    INFO(out.dump());
+    REQUIRE(out.is_array());
+    for (int r = 0; r < ranks; ++r) {
+      REQUIRE(out[r]["t"].get<double>() == Approx(r < busy ? expect : 0.0).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("sim::platform machine_cores: message overheads take a core of the machine from the compute", "[sim]") {
+  /* In details:
+   *   o 3 ranks; rank 0 sends rank 2 an empty message with a send overhead of 1 s (message_overhead send
+   *     [[0, 1, 0]]) while ranks 1 and 2 compute a 1 s step; rank 2 then receives it
+   * Expectations
+   *   o 2 cores: three executions of 1 s share 2 cores, so the step and the overhead all end at 1.5 s; the
+   *     message arrives at 1.5 s + 2 * 10 us
+   *   o own hosts: the step ends at 1 s, the message arrives at 1 s + 2 * 10 us
+   */
+  for (const int cores : {2, 0}) {
+    INFO(cores << " cores");
+    json p = star({{"message_overhead", {{"send", {{0, 1.0, 0}}}}}});
+    if (cores > 0) p["machine_cores"] = cores;
+    const json out = run_ranks(p, 3, [](dts::Context& ctx, json& o) {
+      dts::Vec none(0, true);
+      if (ctx.comm.rank() == 0) ctx.comm.send(2, 1, none);
+      if (ctx.comm.rank() > 0) step(ctx);
+      o["step_end"] = ctx.comm.now_s();
+      if (ctx.comm.rank() == 2) ctx.comm.recv(0, 1, none);
+      o["t"] = ctx.comm.now_s();
+    });
+    INFO(out.dump());
+    REQUIRE(out.is_array());
+    const double end = cores > 0 ? 1.5 : 1.0;
+    REQUIRE(out[1]["step_end"].get<double>() == Approx(end).epsilon(1e-9));
+    REQUIRE(out[2]["step_end"].get<double>() == Approx(end).epsilon(1e-9));
+    REQUIRE(out[2]["t"].get<double>() == Approx(end + 2 * kLat).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("sim::platform machine_cores: refused off a star of single-device nodes, naming the key", "[sim]") {
+  const auto read = [](const json& extra) { return dts::sim::read_platform(star(extra), "p.json", "", "."); };
+  REQUIRE(read({{"machine_cores", 2}}).machine_cores == 2);
+  REQUIRE(read({}).machine_cores == 0);
+  REQUIRE(!read({}).resolved.contains("machine_cores"));  // absent: not even named
+  REQUIRE_THROWS_WITH(read({{"machine_cores", 0}}), Catch::Contains("p.json:/machine_cores"));
+  REQUIRE_THROWS_WITH(read({{"machine_cores", 2}, {"chip_partition", {{"groups", 2}}}}),
+                      Catch::Contains("p.json:/machine_cores") && Catch::Contains("single-device"));
+  REQUIRE_THROWS_WITH(
+      read({{"machine_cores", 2},
+            {"topology", "fat_tree"},
+            {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}}),
+      Catch::Contains("p.json:/machine_cores"));
+}
