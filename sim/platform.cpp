@@ -219,8 +219,9 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   }
   if (r.has("machine_cores")) p.machine_cores = static_cast<int>(r.integer("machine_cores", 0, 1, 4096));
   if (p.machine_cores > 0 && (p.topology != "star" || p.node || p.partition.groups > 0)) {
-    r.fail("machine_cores", "one machine's cores shared by all hosts: for a star of single-device nodes only "
-                            "(no node, chip_partition or other topology)");
+    r.fail("machine_cores",
+           "one machine's cores shared by all hosts: for a star of single-device nodes only "
+           "(no node, chip_partition or other topology)");
   }
   // Placement: devices take the workers when a node has several hosts.
   const bool multi = p.node.has_value() || p.partition.groups > 0;

@@ -120,9 +120,8 @@ TEST_CASE("sim::platform machine_cores: refused off a star of single-device node
   REQUIRE_THROWS_WITH(read({{"machine_cores", 0}}), Catch::Contains("p.json:/machine_cores"));
   REQUIRE_THROWS_WITH(read({{"machine_cores", 2}, {"chip_partition", {{"groups", 2}}}}),
                       Catch::Contains("p.json:/machine_cores") && Catch::Contains("single-device"));
-  REQUIRE_THROWS_WITH(
-      read({{"machine_cores", 2},
-            {"topology", "fat_tree"},
-            {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}}),
-      Catch::Contains("p.json:/machine_cores"));
+  REQUIRE_THROWS_WITH(read({{"machine_cores", 2},
+                            {"topology", "fat_tree"},
+                            {"fat_tree", {{"levels", 1}, {"down", {4}}, {"up", {1}}, {"parallel", {1}}}}}),
+                      Catch::Contains("p.json:/machine_cores"));
 }
