@@ -83,6 +83,18 @@ MessageNoise read_message_noise(ConfigReader& platform) {
   return n;
 }
 
+NetworkStack read_network_stack(ConfigReader& platform) {
+  NetworkStack n;
+  if (!platform.has("network_stack")) return n;
+  ConfigReader r = platform.child("network_stack");
+  n.given = true;
+  n.send_s_per_byte = r.number("send_s_per_byte", 0, 0, kMaxPerByteS);
+  n.recv_s_per_byte = r.number("recv_s_per_byte", 0, 0, kMaxPerByteS);
+  r.finish();
+  platform.resolved()["network_stack"] = r.resolved();
+  return n;
+}
+
 CopyModel read_copy_model(ConfigReader& node) {
   CopyModel c;
   if (!node.has("copy")) return c;

@@ -5,6 +5,8 @@
 //     segment's; a + b * size. The per-byte term is the stack's CPU cost per byte (copies, checksums).
 //   o node.copy: a host-device copy (cudaMemcpy): a per-call latency, and from pageable host memory a staging
 //     copy into a pinned buffer at a staging bandwidth.
+//   o network_stack: the CPU time per byte of the network stack on each end (the kernel's packet processing,
+//     a software switch's forwarding), spent while the message's flow runs, not before or after it.
 //   o message_noise: a lognormal factor of mean 1 on each message's host-side costs, from the experiment seed.
 // Every figure is a plain number at its own JSON pointer, so that a fitter can address it. Absent keys cost
 // nothing and change nothing (the resolved platform does not even name them).
@@ -32,6 +34,15 @@ struct MessageOverhead {
   OverheadCurve recv;   // the receiver, once the message has arrived (smpi/or)
 };
 
+// Per-byte CPU work that runs alongside a message's flow, as a kernel processes packets while they stream: the
+// message is delivered once its flow and both ends' work are done, so it takes max(flow, work) on idle CPUs and
+// longer where the work competes with compute or with other messages' work for the cores.
+struct NetworkStack {
+  bool given = false;
+  double send_s_per_byte = 0;  // on the sender's CPU
+  double recv_s_per_byte = 0;  // on the receiver's CPU
+};
+
 struct MessageNoise {
   bool given = false;
   double sigma = 0;  // lognormal: factor exp(sigma * z - sigma^2 / 2), z standard normal: mean 1
@@ -55,10 +66,11 @@ struct CopyModel {
   }
 };
 
-// The keys "message_overhead" and "message_noise" of a platform object, and "copy" of its node object; each
-// absent key reads as not given and leaves resolved() untouched.
+// The keys "message_overhead", "network_stack" and "message_noise" of a platform object, and "copy" of its node object;
+// each absent key reads as not given and leaves resolved() untouched.
 MessageOverhead read_message_overhead(ConfigReader& platform);
 MessageNoise read_message_noise(ConfigReader& platform);
+NetworkStack read_network_stack(ConfigReader& platform);
 CopyModel read_copy_model(ConfigReader& node);
 
 }  // namespace dts::sim

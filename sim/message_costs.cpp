@@ -17,6 +17,11 @@ void HostCharge::pay() const {
     sg4::this_actor::sleep_for(seconds);
     return;
   }
+  start()->wait();
+}
+
+sg4::ExecPtr HostCharge::start() const {
+  if (seconds <= 0 || on == nullptr) return nullptr;
   // One core: a SimGrid core where the host has several; where it has one standing for the whole chip (as
   // dtsim builds them), 1 / cores of it, the execution bounded to that rate so that it takes `seconds` alone
   // and leaves the rest of the chip to the compute beside it.
@@ -25,13 +30,26 @@ void HostCharge::pay() const {
   exec->set_host(on);
   exec->set_bound(core_flops);
   exec->start();
-  exec->wait();
+  return exec;
+}
+
+void MessageCharge::alongside(const std::function<void()>& flow) const {
+  const double t0 = sg4::Engine::get_clock();
+  const sg4::ExecPtr s = sender_stack.start(), r = receiver_stack.start();
+  flow();
+  if (s) s->wait();
+  if (r) r->wait();
+  const double delay = std::max(sender_stack.on == nullptr ? sender_stack.seconds : 0.0,
+                                receiver_stack.on == nullptr ? receiver_stack.seconds : 0.0);
+  const double left = t0 + delay - sg4::Engine::get_clock();
+  if (left > 0) sg4::this_actor::sleep_for(left);
 }
 
 MessageCosts::MessageCosts(const PlatformSpec& spec, std::uint64_t seed)
     : spec_(spec),
       overhead_(spec.message_overhead),
       noise_(spec.message_noise),
+      stack_(spec.network_stack),
       copy_(spec.node ? spec.node->copy : CopyModel{}),
       seed_(seed) {}
 
@@ -83,12 +101,18 @@ MessageCharge MessageCosts::charge(Rank src, std::uint64_t index, sg4::Host* src
   if (d.device_with_cpu) recv_s += copy_.seconds(bytes);
   c.sender = {s.cpu, s.cores, send_s * send_f};
   c.receiver = {d.cpu, d.cores, recv_s * recv_f};
+  if (stack_.given) {
+    c.sender_stack = {s.cpu, s.cores, stack_.send_s_per_byte * bytes * send_f};
+    c.receiver_stack = {d.cpu, d.cores, stack_.recv_s_per_byte * bytes * recv_f};
+    c.stack = c.sender_stack.seconds > 0 || c.receiver_stack.seconds > 0;
+  }
   return c;
 }
 
 void check_message_costs_fidelity(const PlatformSpec& spec, bool collective_fidelity) {
   if (!collective_fidelity) return;
   const char* key = spec.message_overhead.given          ? "message_overhead"
+                    : spec.network_stack.given           ? "network_stack"
                     : spec.message_noise.given           ? "message_noise"
                     : spec.node && spec.node->copy.given ? "node/copy"
                                                          : nullptr;

@@ -11,11 +11,14 @@
 // machine_cores), so it competes with compute there
 // as SimGrid shares the host. A device of a node with no CPU host pays a delay of the calling actor instead:
 // no CPU is modeled whose compute it could slow, and charging the device would slow its kernels.
+// network_stack's per-byte work runs on the same CPUs as message_overhead, but alongside the flow (between
+// nodes only): the message is delivered once the flow and both ends' work are done.
 // With message_noise, each end's cost of message `index` of rank `src` is multiplied by its own lognormal
 // factor, drawn from (seed, src, index): the same for every run, whatever the order of events.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <unordered_map>
@@ -34,11 +37,19 @@ struct HostCharge {
   int cores = 1;
   double seconds = 0;
   void pay() const;
+  // Starts the work without blocking and returns it, to be waited for; null when there is none, or when it is
+  // a delay (no CPU to charge: `on` null).
+  simgrid::s4u::ExecPtr start() const;
 };
 
 struct MessageCharge {
-  HostCharge sender;    // before the flow, by the sending actor
-  HostCharge receiver;  // after the flow, before delivery
+  HostCharge sender;                        // before the flow, by the sending actor
+  HostCharge receiver;                      // after the flow, before delivery
+  HostCharge sender_stack, receiver_stack;  // network_stack: alongside the flow
+  bool stack = false;                       // whether there is stack work
+  // Runs `flow`, which blocks until the message's bytes have crossed, with both ends' stack work alongside it,
+  // and returns once all are done (a delay, for an end with no CPU, counts from the flow's start).
+  void alongside(const std::function<void()>& flow) const;
 };
 
 class MessageCosts {
@@ -46,7 +57,7 @@ class MessageCosts {
   // After the platform is built. `seed`: the experiment's.
   MessageCosts(const PlatformSpec& spec, std::uint64_t seed);
   // Whether any cost is given (otherwise the world needs none).
-  bool active() const { return overhead_.given || copy_.given; }
+  bool active() const { return overhead_.given || stack_.given || copy_.given; }
   // Message `index` of rank `src` (its count of sends before it), of `bytes`; `blocking`: a Comm::send.
   MessageCharge charge(Rank src, std::uint64_t index, simgrid::s4u::Host* src_host, simgrid::s4u::Host* dst_host,
                        double bytes, bool blocking);
@@ -63,6 +74,7 @@ class MessageCosts {
   const PlatformSpec& spec_;
   MessageOverhead overhead_;
   MessageNoise noise_;
+  NetworkStack stack_;
   CopyModel copy_;
   std::uint64_t seed_;
   std::unordered_map<const simgrid::s4u::Host*, End> ends_;  // looked up, never iterated

@@ -236,6 +236,7 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   }
 
   p.message_overhead = read_message_overhead(r);
+  p.network_stack = read_network_stack(r);
   p.message_noise = read_message_noise(r);
   p.network_model = r.choice("network_model", preset ? "CM02" : "LV08", {"LV08", "CM02", "SMPI", "IB"});
   if (preset) p.simgrid_config["network/crosstraffic"] = "0";  // pure alpha-beta: no reverse ACK flow

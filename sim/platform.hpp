@@ -74,6 +74,7 @@ struct PlatformSpec {
   std::string network_model = "LV08";                 // SimGrid network/model: LV08 | CM02 | SMPI | IB
   std::map<std::string, std::string> simgrid_config;  // extra --cfg items, e.g. network/latency-factor
   MessageOverhead message_overhead;                   // host-side costs of messages (sim/message_cost_spec.hpp)
+  NetworkStack network_stack;
   MessageNoise message_noise;
   // > 0: every host is a process on one machine of this many cores (star, one device per node): every CPU
   // execution of every host (compute, updates, message overheads) runs on that machine, one core at most each,

@@ -74,7 +74,10 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   op->trace = msg->trace = time_account_ != nullptr ? time_account_->trace_send(src_host, dst_host) : nullptr;
   // The courier carries the message over the modeled network, then hands it to the destination.
   couriers_.run(src_host, [this, msg, op, src_host, dst_host, dst, bytes, charge] {
-    if (src_host != dst_host) wires_.carry(src_host, dst_host, bytes);
+    if (src_host != dst_host) {
+      const auto flow = [&] { wires_.carry(src_host, dst_host, bytes); };
+      charge.stack ? charge.alongside(flow) : flow();
+    }
     if (!boxes_[static_cast<std::size_t>(dst)].failed) charge.receiver.pay();  // the receiver's host-side cost
     TimeAccount::arrived(msg->trace.get());
     if (boxes_[static_cast<std::size_t>(dst)].failed) {

@@ -1,5 +1,6 @@
 // machine_cores (issue 19; sim/platform.hpp): every host's compute and message overheads run on one shared
-// machine of N cores, one core at most each, on toy platforms where the time-slicing follows from a formula.
+// machine of N cores, one core at most each; and network_stack's per-byte work, which runs alongside a flow
+// (sim/message_cost_spec.hpp): on toy platforms where the time-slicing follows from a formula.
 #include <catch2/catch.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -110,6 +111,40 @@ TEST_CASE("sim::platform machine_cores: message overheads take a core of the mac
     REQUIRE(out[2]["step_end"].get<double>() == Approx(end).epsilon(1e-9));
     REQUIRE(out[2]["t"].get<double>() == Approx(end + 2 * kLat).epsilon(1e-9));
   }
+}
+
+TEST_CASE("sim::MessageCosts network_stack: per-byte work alongside the flow, sharing the cores", "[sim]") {
+  /* In details:
+   *   o 1 MB messages (1 ms on the 1 GB/s links; a route 2 * 10 us + 1 ms); network_stack send 0.5 ns/B and
+   *     recv 2 ns/B: 0.5 ms of the sender's CPU and 2 ms of the receiver's per message
+   *   o one message from rank 0 to rank 1, each on its own host
+   *   o machine_cores 1: ranks 0 -> 1 and 2 -> 3 at once, and rank 4 computing a 1 s step, all on one core
+   * Expectations
+   *   o own hosts: delivered at max(route, 0.5 ms, 2 ms) = 2 ms (the work runs alongside the flow, not after)
+   *   o one core: four works (0.5, 2, 0.5, 2 ms) and the step share it: each at 1/5 of the core until the 0.5 ms
+   *     ones end (2.5 ms), then 1/3 until the 2 ms ones end (2.5 + 3 * 1.5 = 7 ms): both messages arrive at
+   *     7 ms, the step ends at 1 s + 0.5 + 0.5 + 2 + 2 ms = 1.005 s
+   */
+  const json stack = {{"network_stack", {{"send_s_per_byte", 0.5e-9}, {"recv_s_per_byte", 2e-9}}}};
+  const auto send_1mb = [](dts::Context& ctx, json& o) {
+    dts::Vec buf(250'000, true);
+    const dts::Rank me = ctx.comm.rank();
+    if (me == 4) step(ctx);
+    if (me < 4) me % 2 == 0 ? ctx.comm.send(me + 1, 1, buf) : ctx.comm.recv(me - 1, 1, buf);
+    o["t"] = ctx.comm.now_s();
+  };
+  json out = run_ranks(star(stack), 2, send_1mb);
+  INFO(out.dump());
+  REQUIRE(out[1]["t"].get<double>() == Approx(2e-3).epsilon(1e-9));
+  json p = star(stack);
+  p["machine_cores"] = 1;
+  out = run_ranks(p, 5, send_1mb);
+  INFO(out.dump());
+  REQUIRE(out[1]["t"].get<double>() == Approx(7e-3).epsilon(1e-9));
+  REQUIRE(out[3]["t"].get<double>() == Approx(7e-3).epsilon(1e-9));
+  REQUIRE(out[4]["t"].get<double>() == Approx(1.005).epsilon(1e-9));
+  REQUIRE_THROWS_WITH(dts::sim::read_platform(star({{"network_stack", {{"send_s_per_byte", -1}}}}), "p.json", "", "."),
+                      Catch::Contains("p.json:/network_stack/send_s_per_byte"));
 }
 
 TEST_CASE("sim::platform machine_cores: refused off a star of single-device nodes, naming the key", "[sim]") {
