@@ -5,8 +5,10 @@
 //   pingpong: the even rank sends `bytes` and its partner sends them back (a step is that many round trips);
 //   exchange: both send `bytes` to each other at once (the two directions of one pair's connection);
 //   overlap:  an exchange, and a forward-backward pass between posting it and waiting for it (the network's
-//             and the compute's demands on the same cores).
-// Nothing is learned: the parameters stay at their initial values, the loss rows carry the compute's loss.
+//             and the compute's demands on the same cores);
+//   update:   an optimizer step on the model, no message (the cost of an update pass; every rank, paired or not).
+// Nothing is learned: the parameters stay at their initial values (the gradients stay zero), the loss rows carry
+// the compute's loss.
 #include <cmath>
 
 #include "algorithms/algorithm.hpp"
@@ -14,11 +16,13 @@
 namespace dts {
 
 AlgorithmSpec microbench_spec() {
-  return {"microbench", "calibration microbenchmarks between pairs of ranks: pingpong, exchange, overlap",
+  return {"microbench", "calibration microbenchmarks between pairs of ranks: pingpong, exchange, overlap, update",
           [](int workers) { return workers; },
           [](ConfigReader& r, int workers) -> RankMain {
-            if (workers < 2) r.fail("workers", "microbench pairs ranks up: it needs at least 2 workers");
-            const std::string mode = r.choice("mode", "pingpong", {"pingpong", "exchange", "overlap"});
+            const std::string mode = r.choice("mode", "pingpong", {"pingpong", "exchange", "overlap", "update"});
+            if (workers < 2 && mode != "update") {
+              r.fail("workers", "microbench pairs ranks up: it needs at least 2 workers");
+            }
             const double bytes = r.number("bytes", 1 << 20, 4, 1e10);
             if (std::fmod(bytes, 4) != 0) r.fail("bytes", "a whole number of floats (a multiple of 4)");
             const int messages = static_cast<int>(r.integer("messages", 1, 1, 1000000));
@@ -34,7 +38,8 @@ AlgorithmSpec microbench_spec() {
               compute.init_params(params);
               for (std::int64_t step = 0; step < ctx.steps; ++step) {
                 float loss = 0;
-                for (int m = 0; m < messages && paired; ++m) {
+                for (int m = 0; m < messages && mode == "update"; ++m) compute.optimizer_step(params, grads);
+                for (int m = 0; m < messages && paired && mode != "update"; ++m) {
                   if (mode == "pingpong") {
                     if (me % 2 == 0) {
                       comm.send(partner, tags::kMicrobench, out);

@@ -66,8 +66,8 @@ struct CopyModel {
   }
 };
 
-// The keys "message_overhead", "network_stack" and "message_noise" of a platform object, and "copy" of its node object;
-// each absent key reads as not given and leaves resolved() untouched.
+// The keys "message_overhead", "network_stack" and "message_noise" of a platform object, and "copy" of its node
+// object; each absent key reads as not given and leaves resolved() untouched.
 MessageOverhead read_message_overhead(ConfigReader& platform);
 MessageNoise read_message_noise(ConfigReader& platform);
 NetworkStack read_network_stack(ConfigReader& platform);

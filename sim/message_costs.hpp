@@ -8,13 +8,12 @@
 //   o Messages between two ranks of one host cost nothing, as before.
 // Each cost is CPU time: an execution of one core's worth on the CPU that does the work (the host of a
 // single-host node or a chip group; the node's CPU host for its devices; the shared machine with
-// machine_cores), so it competes with compute there
-// as SimGrid shares the host. A device of a node with no CPU host pays a delay of the calling actor instead:
-// no CPU is modeled whose compute it could slow, and charging the device would slow its kernels.
-// network_stack's per-byte work runs on the same CPUs as message_overhead, but alongside the flow (between
-// nodes only): the message is delivered once the flow and both ends' work are done.
-// With message_noise, each end's cost of message `index` of rank `src` is multiplied by its own lognormal
-// factor, drawn from (seed, src, index): the same for every run, whatever the order of events.
+// machine_cores), so it competes with compute there as SimGrid shares the host. A device of a node with no CPU host
+// pays a delay of the calling actor instead: no CPU is modeled whose compute it could slow, and charging the device
+// would slow its kernels. network_stack's per-byte work runs on the same CPUs as message_overhead, but alongside the
+// flow (between nodes only): the message is delivered once the flow and both ends' work are done. With message_noise,
+// each end's cost of message `index` of rank `src` is multiplied by its own lognormal factor, drawn from (seed, src,
+// index): the same for every run, whatever the order of events.
 #pragma once
 
 #include <cstdint>

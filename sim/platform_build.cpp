@@ -16,7 +16,7 @@ using simgrid::kernel::routing::NetPoint;
 namespace dts::sim {
 namespace {
 
-constexpr const char* kRole = "dts_role";           // host property: "cpu" or "device"
+constexpr const char* kRole = "dts_role";           // host property: "cpu", "device" or "machine"
 constexpr const char* kNode = "dts_node";           // host property: the node's index
 constexpr const char* kDataHost = "dts_data_host";  // device property: the host whose memory holds its data
 constexpr const char* kMachine = "dts_machine";     // host property: the shared machine that runs its executions

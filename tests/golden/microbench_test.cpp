@@ -38,7 +38,12 @@ TEST_CASE("microbench: ping-pong, exchange and overlap steps take the alpha-beta
         {{{"name", "pingpong"}},
          {{"name", "exchange"}, {"algorithm", {{"mode", "exchange"}}}},
          {{"name", "shared"}, {"algorithm", {{"mode", "exchange"}}}, {"platform", "shared.json"}},
-         {{"name", "overlap"}, {"algorithm", {{"mode", "overlap"}, {"messages", 1}}}}}}});
+         {{"name", "overlap"}, {"algorithm", {{"mode", "overlap"}, {"messages", 1}}}},
+         {{"name", "update"}, {"algorithm", {{"mode", "update"}, {"messages", 1}}}},
+         {{"name", "update3"}, {"algorithm", {{"mode", "update"}, {"messages", 3}}}},
+         {{"name", "update3_half"},
+          {"algorithm", {{"mode", "update"}, {"messages", 3}}},
+          {"platform", {{"base", "plat.json"}, {"device", {{"update_efficiency", 0.5}}}}}}}}});
   const auto r = run_dtsim("run " + (tmp / "mb.json").string() + " --out " + (tmp / "out").string(), tmp / "");
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -51,6 +56,11 @@ TEST_CASE("microbench: ping-pong, exchange and overlap steps take the alpha-beta
   CHECK(step("exchange") == Approx(2 * one_way).epsilon(1e-9));
   CHECK(step("shared") == Approx(2 * (2 * L + 2 * s / B)).epsilon(1e-9));
   CHECK(step("overlap") == Approx(compute).epsilon(1e-9));  // the exchange hides under the compute
+  // update: `messages` optimizer steps a step and no message, at the device's update_efficiency.
+  CHECK(step("update") > 0);
+  CHECK(step("update3") == Approx(3 * step("update")).epsilon(1e-9));
+  CHECK(step("update3_half") == Approx(2 * step("update3")).epsilon(1e-9));
+  CHECK(json::parse(slurp(tmp / "out" / "update3" / "summary.json"))["messages"] == 0);
   // Rank 2 has no partner: it sends nothing; the pair sends 2 messages a step each.
   const json sum = json::parse(slurp(tmp / "out" / "pingpong" / "summary.json"));
   CHECK(sum["bytes_sent_per_rank"] == json::array({5 * 2 * s, 5 * 2 * s, 0.0}));
