@@ -9,10 +9,8 @@
 #include "algorithms/algorithm.hpp"
 #include "algorithms/collectives/collectives.hpp"
 #include "core/errors.hpp"
-#include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
 #include "tests/sim/sim_harness.hpp"
-#include "tests/support/isolated.hpp"
 
 namespace sg4 = simgrid::s4u;
 using dts::sim::Device;
@@ -28,32 +26,6 @@ Device device_from(const json& j) {
 
 // USL: the time on n cores over the time at linear scaling.
 double usl(double s, double k, double n) { return 1 + s * (n - 1) + k * n * (n - 1); }
-
-// Runs `body` as the main of `ranks` ranks on the platform `p` (an object read as "p.json"), each with a
-// SimCompute of modeled LeNet (431,080 parameters, Mnist-shaped batches of `batch`, plain SGD), and returns what
-// the bodies wrote under out[rank].
-json run_ranks(const json& p, int ranks, int batch, dts::sim::Fidelity fidelity,
-               const std::function<void(dts::Context&, json&)>& body) {
-  return dts::test::run_isolated([&] {
-    dts::data::Dataset mnist{"mnist", 60000, 1, 28, 28, 10, {}, {}};
-    dts::sim::ModelSetup setup;
-    setup.trainer.network = "lenet";
-    setup.trainer.real = false;
-    setup.trainer.train = &mnist;
-    setup.trainer.batch = batch;
-    setup.trainer.workers = ranks;
-    dts::sim::SimJob job;
-    job.platform = dts::sim::read_platform(p, "p.json", "", ".");
-    job.ranks = job.workers = ranks;
-    job.fidelity = fidelity;
-    json out = json::array();
-    for (int r = 0; r < ranks; ++r) out.push_back(json::object());
-    job.main = [&](dts::Context& ctx) { body(ctx, out[static_cast<std::size_t>(ctx.comm.rank())]); };
-    dts::test::use_sim_compute(job, setup);
-    dts::sim::run_simulation(job);
-    return out;
-  });
-}
 
 }  // namespace
 
@@ -105,7 +77,7 @@ TEST_CASE("sim::SimCompute: updates at update_efficiency, a collective's additio
               {"simgrid_config", {{"network/crosstraffic", "0"}}}};
     if (update) p["device"]["update_efficiency"] = *update;
     if (reduce) p["device"]["reduce_efficiency"] = *reduce;
-    return run_ranks(p, 2, 64, fidelity, [](dts::Context& ctx, json& out) {
+    return dts::test::run_lenet_ranks(p, 2, 64, fidelity, {}, [](dts::Context& ctx, json& out) {
       dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
       out["n"] = params.count();
       double t = sg4::Engine::get_clock();
@@ -187,14 +159,15 @@ TEST_CASE("sim: a partitioned chip with a thread-scaling curve trains faster tha
     json dev = {{"peak_flops", 6.4e11}, {"mem_bw_Bps", 6.4e10}, {"cores", 64}, {"memory_bytes", 16e9}};
     if (curve) dev["thread_scaling"] = {{"serial_fraction", s}, {"contention", k}};
     const json p = {{"device", dev}, {"hosts", 1}, {"chip_partition", {{"groups", groups}}}};
-    const json out = run_ranks(p, groups, 64, dts::sim::Fidelity::kMessage, [groups](dts::Context& ctx, json& o) {
-      dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
-      for (int step = 0; step < 4 / groups; ++step) {
-        ctx.compute.forward_backward(params, grads);
-        ctx.compute.optimizer_step(params, grads);
-      }
-      o["end_s"] = sg4::Engine::get_clock();
-    });
+    const json out = dts::test::run_lenet_ranks(
+        p, groups, 64, dts::sim::Fidelity::kMessage, {}, [groups](dts::Context& ctx, json& o) {
+          dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
+          for (int step = 0; step < 4 / groups; ++step) {
+            ctx.compute.forward_backward(params, grads);
+            ctx.compute.optimizer_step(params, grads);
+          }
+          o["end_s"] = sg4::Engine::get_clock();
+        });
     INFO(out.dump());
     REQUIRE(out.is_array());
     double end = 0;

@@ -4,10 +4,7 @@
 #include <catch2/catch.hpp>
 #include <simgrid/s4u.hpp>
 
-#include "algorithms/algorithm.hpp"
-#include "sim/launcher.hpp"
 #include "tests/sim/sim_harness.hpp"
-#include "tests/support/isolated.hpp"
 
 using nlohmann::json;
 
@@ -26,28 +23,9 @@ json star(const json& extra) {
   return p;
 }
 
-// Runs `body` as the main of `ranks` ranks on platform `p`, each with a SimCompute whose forward-backward takes
-// 1 s (model.step_time_s); returns what the bodies wrote under out[rank].
-json run_ranks(const json& p, int ranks, const std::function<void(dts::Context&, json&)>& body) {
-  return dts::test::run_isolated([&] {
-    dts::data::Dataset mnist{"mnist", 60000, 1, 28, 28, 10, {}, {}};
-    dts::sim::ModelSetup setup;
-    setup.trainer.network = "lenet";
-    setup.trainer.real = false;
-    setup.trainer.train = &mnist;
-    setup.trainer.batch = 1;
-    setup.trainer.workers = ranks;
-    setup.step_time_s = 1.0;
-    dts::sim::SimJob job;
-    job.platform = dts::sim::read_platform(p, "p.json", "", ".");
-    job.ranks = job.workers = ranks;
-    json out = json::array();
-    for (int r = 0; r < ranks; ++r) out.push_back(json::object());
-    job.main = [&](dts::Context& ctx) { body(ctx, out[static_cast<std::size_t>(ctx.comm.rank())]); };
-    dts::test::use_sim_compute(job, setup);
-    dts::sim::run_simulation(job);
-    return out;
-  });
+// `ranks` ranks on platform `p`, each with a SimCompute whose forward-backward takes 1 s (model.step_time_s).
+json run_ranks(const json& p, int ranks, const dts::test::ContextBody& body) {
+  return dts::test::run_lenet_ranks(p, ranks, 1, dts::sim::Fidelity::kMessage, 1.0, body);
 }
 
 void step(dts::Context& ctx) {
@@ -71,8 +49,8 @@ TEST_CASE("sim::platform machine_cores: the ranks' compute time-slices the machi
         std::tuple{2, 4, 2, 1.0}, std::tuple{0, 5, 5, 1.0}}) {
     INFO(cores << " cores, " << ranks << " ranks, " << busy << " busy");
     const json p = star(cores > 0 ? json{{"machine_cores", cores}} : json::object());
-    const json out = run_ranks(p, ranks, [busy](dts::Context& ctx, json& o) {
-      if (ctx.comm.rank() < busy) step(ctx);
+    const json out = run_ranks(p, ranks, [n = busy](dts::Context& ctx, json& o) {  // clang 14: no bindings
+      if (ctx.comm.rank() < n) step(ctx);
       o["t"] = ctx.comm.now_s();
     });
     INFO(out.dump());

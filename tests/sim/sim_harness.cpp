@@ -76,4 +76,28 @@ void use_sim_compute(sim::SimJob& job, const sim::ModelSetup& setup) {
   job.simgrid_args = {"--log=root.thres:critical"};
 }
 
+nlohmann::json run_lenet_ranks(const nlohmann::json& platform, int ranks, int batch, sim::Fidelity fidelity,
+                               std::optional<double> step_time_s, const ContextBody& body) {
+  return run_isolated([&] {
+    data::Dataset mnist{"mnist", 60000, 1, 28, 28, 10, {}, {}};
+    sim::ModelSetup setup;
+    setup.trainer.network = "lenet";
+    setup.trainer.real = false;
+    setup.trainer.train = &mnist;
+    setup.trainer.batch = batch;
+    setup.trainer.workers = ranks;
+    setup.step_time_s = step_time_s;
+    sim::SimJob job;
+    job.platform = sim::read_platform(platform, "p.json", "", ".");
+    job.ranks = job.workers = ranks;
+    job.fidelity = fidelity;
+    nlohmann::json out = nlohmann::json::array();
+    for (int r = 0; r < ranks; ++r) out.push_back(nlohmann::json::object());
+    job.main = [&](Context& ctx) { body(ctx, out[static_cast<std::size_t>(ctx.comm.rank())]); };
+    use_sim_compute(job, setup);
+    sim::run_simulation(job);
+    return out;
+  });
+}
+
 }  // namespace dts::test

@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/algorithm.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/launcher.hpp"
 #include "sim/platform.hpp"
@@ -35,5 +37,13 @@ nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody
 // Gives every rank of `job` a SimCompute of `setup` on its host's device and a recorder that keeps nothing, and
 // quiets SimGrid's log. `setup` must outlive the run.
 void use_sim_compute(sim::SimJob& job, const sim::ModelSetup& setup);
+
+// Runs `body` as the main of `ranks` ranks on the platform object `platform` (read as "p.json"), each with a
+// SimCompute of modeled LeNet (431,080 parameters, Mnist-shaped batches of `batch`, plain SGD), its
+// forward-backward at `step_time_s` when given (the roofline's otherwise), in an isolated child; returns what
+// the bodies wrote, out[rank].
+using ContextBody = std::function<void(Context& ctx, nlohmann::json& out)>;
+nlohmann::json run_lenet_ranks(const nlohmann::json& platform, int ranks, int batch, sim::Fidelity fidelity,
+                               std::optional<double> step_time_s, const ContextBody& body);
 
 }  // namespace dts::test
