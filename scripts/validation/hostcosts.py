@@ -14,7 +14,7 @@ MEASURED.json (scripts/validation/calibrate) maps case names to {"mode", "bytes"
       bandwidth, the per-message CPU cost of sender and receiver (LogGP's o_s, o_r: a, one segment each, no
       per-byte term) and the network stack's CPU cost per byte on each end, spent alongside the flow
       (network_stack: the kernel's packet processing, which /proc/stat shows as softirq time), and the
-      device's memory bandwidth (the optimizer-step case `upd`: the rate of every update pass and update rule,
+      device's memory bandwidth (the elastic-update case `upd`: the rate of every update pass and update rule,
       the only roofline terms left when model.step_time_s times the forward-backward),
       on the cases above the tbf bucket (64 KiB: a message that fits leaves unshaped, a burst the simulator's links do not
       have; weight 1). The platform has `machine_cores` = this machine's cores: the
