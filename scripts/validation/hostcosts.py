@@ -7,20 +7,19 @@ MEASURED.json (scripts/validation/calibrate) maps case names to {"mode", "bytes"
       chosen from the 4 MiB exchange / one-way ratio (> 1.5: Open MPI's one TCP connection per pair carries both
       directions, `per_connection`; else `split_duplex`), `machine_cores`, and zero `message_overhead` and
       `network_stack` figures for the fit to fill;
-  experiments/validation/hostcosts_RATE.cal.json  the calibration file for `dtsim calibrate`: every case but the
-      compute-only ones (`ov*_0`, whose times are the simulated compute, model.step_time_s, of the overlap cases
-      with one rank per core: the 2-rank one) is a target, value = the median of its repeats, the same microbench
-      experiment on the simulator, figure /simulated_time_s divide_by /steps_per_worker. Fitted: the link
-      bandwidth, the per-message CPU cost of sender and receiver (LogGP's o_s, o_r: a, one segment each, no
-      per-byte term) and the network stack's CPU cost per byte on each end, spent alongside the flow
-      (network_stack: the kernel's packet processing, which /proc/stat shows as softirq time), and the
-      device's memory bandwidth (the elastic-update case `upd`: the rate of every update pass and update rule,
-      the only roofline terms left when model.step_time_s times the forward-backward),
-      on the cases above the tbf bucket (64 KiB: a message that fits leaves unshaped, a burst the simulator's links do not
-      have; weight 1). The platform has `machine_cores` = this machine's cores: the
-      simulated ranks' compute and message costs share them as the MPI ranks do, so the 4-rank cases (4 ranks
-      on 2 cores) are fitted too; the 4-rank compute alone (`ov4_0`) is recorded with weight 0, a check of the
-      time-slicing that has no free parameter."""
+  experiments/validation/hostcosts_RATE.cal.json  the calibration file for `dtsim calibrate`: every case is a
+      target but the compute alone with one rank per core (`ov_0`, whose time is the simulated F/B,
+      model.step_time_s, of every overlap case): value = the median of its repeats, the same microbench
+      experiment on the simulator, figure /simulated_time_s divide_by /steps_per_worker. The platform has
+      `machine_cores` = this machine's cores: the simulated ranks' compute and message costs share them as the
+      MPI ranks do, so the 4-rank cases (4 ranks on 2 cores) are fitted too. Fitted (weight 1: the cases above
+      the tbf bucket, 64 KiB, since a message that fits leaves unshaped, a burst the simulator's links do not
+      have; and the update case): the link bandwidth, the per-message CPU cost of sender and receiver (LogGP's
+      o_s, o_r: a, one segment each, no per-byte term), the network stack's CPU cost per byte on each end, spent
+      alongside the flow (network_stack: the kernel's packet processing, which /proc/stat shows as softirq
+      time), and the device's memory bandwidth (the elastic-update case `upd`: the rate of every update pass and
+      update rule, the only roofline terms left when model.step_time_s times the F/B). Weight 0: the 64 KiB
+      ping-pong and the 4-rank compute alone (`ov4_0`, a check of the time-slicing with no free parameter)."""
 import json, os, statistics, sys
 
 TBF_BURST = 65536  # netns_cluster's tbf bucket (burst 64kb): a message this small leaves at the veth's own speed
