@@ -37,14 +37,11 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& p
 void SimCompute::charge(double seconds) {
   if (scenario_ != nullptr) seconds = scenario_->stretch(rank_, steps_, sg4::Engine::get_clock(), seconds);
   if (seconds <= 0) return;
-  if (machine_ == nullptr) {
-    sg4::this_actor::execute(seconds * host_->get_speed());
+  if (machine_ != nullptr) {
+    HostCharge{machine_, 1, seconds}.pay();  // one of the shared machine's cores
     return;
   }
-  sg4::ExecPtr exec = sg4::this_actor::exec_init(seconds * machine_->get_speed());  // one of its cores
-  exec->set_host(machine_);
-  exec->start();
-  exec->wait();
+  sg4::this_actor::execute(seconds * host_->get_speed());
 }
 
 void SimCompute::copy_batch() {
