@@ -5,8 +5,10 @@
 // workers, on a star and a fat-tree platform, at both communication fidelities. Each run is a forked child
 // (fresh memory: its ru_maxrss is the case's peak). The setup (platform, actors, the first step) is left out
 // of the per-iteration figure: a recorder stamps the wall clock when every worker has finished step k, and
-// an iteration is (stamp[N] - stamp[1]) / (N - 1). A case predicted (from the smaller sizes of its series)
-// to take more than --budget-s is skipped, and so are the larger sizes after it. Then SMPI side by side.
+// an iteration is (stamp[N] - stamp[1]) / (N - 1); `run s` is the whole run in its child, which is what a run
+// costs where the communication goes on beside the workers' steps (bidmach_grid's rounds). A case predicted (from the
+// smaller sizes of its series) to take more than --budget-s is skipped, and so are the larger sizes after it. Then SMPI
+// side by side.
 #include "experiments/bench/bench_scale.hpp"
 
 #include <sys/resource.h>
@@ -20,6 +22,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "core/child_process.hpp"
 #include "experiments/bench/bench.hpp"
@@ -227,11 +230,12 @@ int run_scale(Options o) {
             << o.rings.sample_steps << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
-  std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %8s %14s  %s\n", "algorithm", "platform", "fidelity", "workers",
-              "wall s/iter", "setup s", "peak MB", "simulated s/it", "growth wall/MB");
+  std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %-10s %8s %14s  %s\n", "algorithm", "platform", "fidelity", "workers",
+              "wall s/iter", "setup s", "run s", "peak MB", "simulated s/it", "growth wall/MB");
   std::fflush(stdout);
   const LoadProbe probe;
   const double children0_s = children_cpu_s(), table0_s = scale::wall_now_s();
+  std::set<std::string> after_steps;  // algorithms whose runs are mostly after their last step
   for (const std::string& platform : o.platforms)
     for (const std::string& algo : o.algos)
       for (const std::string& fidelity : o.fidelities) {
@@ -248,13 +252,13 @@ int run_scale(Options o) {
           }
           const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.rings),
                                                   DTS_SOURCE_DIR "/experiments/bench/scale.json", exp::sim_reader());
-          std::vector<double> wall, setup, peak, sim;
+          std::vector<double> wall, setup, peak, sim, run;
           double spent = 0;
           for (int rep = 0; rep < o.reps && (rep == 0 || spent * (rep + 1) / rep <= o.budget_s); ++rep) {
             const ChildResult r = scale::in_child([&] { return run_case(plans.front()); }, 4 * o.budget_s + 60);
             if (!r.ok) break;
             wall.push_back(r.wall_per_s), setup.push_back(r.setup_s), peak.push_back(r.peak_mb);
-            sim.push_back(r.sim_per_s);
+            sim.push_back(r.sim_per_s), run.push_back(r.total_s);
             spent += r.total_s;
           }
           if (wall.empty()) {
@@ -263,7 +267,7 @@ int run_scale(Options o) {
             continue;
           }
           // The growth exponents of wall s/iter and peak MB in the workers since the previous row ("-" on the first).
-          char sim_s[32], setup_s[32], growth[48] = "-";
+          char sim_s[32], setup_s[32], run_s[32], growth[48] = "-";
           const double per_iter_s = stats_of(wall).median, peak_mb = stats_of(peak).max;
           if (!per_iter.empty() && per_iter.back().second > 0 && per_iter_s > 0) {
             std::snprintf(growth, sizeof growth, "%.2f/%.2f",
@@ -275,12 +279,23 @@ int run_scale(Options o) {
           per_iter.emplace_back(P, per_iter_s);
           std::snprintf(sim_s, sizeof sim_s, "%.6g", stats_of(sim).median);
           std::snprintf(setup_s, sizeof setup_s, "%.3g", stats_of(setup).median);
-          std::printf("%-20s %-8s %-10s %7d  %-26s %-10s %8s %14s  %s\n", algo.c_str(), platform.c_str(),
-                      fidelity.c_str(), P, format_stats(stats_of(wall), 3).c_str(), setup_s, mb(peak_mb).c_str(), sim_s,
-                      growth);
+          const double whole_s = stats_of(run).median;
+          std::snprintf(run_s, sizeof run_s, "%.3g", whole_s);
+          std::printf("%-20s %-8s %-10s %7d  %-26s %-10s %-10s %8s %14s  %s\n", algo.c_str(), platform.c_str(),
+                      fidelity.c_str(), P, format_stats(stats_of(wall), 3).c_str(), setup_s, run_s, mb(peak_mb).c_str(),
+                      sim_s, growth);
+          // Where most of the run comes after the workers' last step, s/iter does not say what it costs.
+          const double steps_s = stats_of(setup).median + per_iter_s * static_cast<double>(o.steps - 1);
+          if (whole_s > 2 * steps_s + 0.25) after_steps.insert(algo);
           std::fflush(stdout);
         }
       }
+  for (const std::string& algo : after_steps) {
+    std::printf(
+        "note: %s: most of its runs' wall comes after the workers' last step (communication beside the "
+        "workers, or at the end): run s, not wall s/iter, is what its runs cost\n",
+        algo.c_str());
+  }
   // The runs are children: their CPU time is ours, not the other tenants'.
   const double children_cores = (children_cpu_s() - children0_s) / (scale::wall_now_s() - table0_s);
   std::printf("machine: %d cores, other tenants busy on %.2f cores on average during the table\n", LoadProbe::cpus(),

@@ -102,6 +102,34 @@ TEST_CASE("dtsim bench scale: the growth exponents of wall s/iter and peak MB be
   }
 }
 
+TEST_CASE("dtsim bench scale: run s beside wall s/iter; runs mostly after the last step are named", "[golden]") {
+  TempDir tmp;
+  const auto r = run_dtsim(
+      "bench scale --workers 16 --algos bidmach_grid gossip --fidelity collective --platforms star --reps 1 --steps 2 "
+      "--no-smpi",
+      tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = slurp(tmp / "stdout.txt");
+  INFO(out);
+  // "ALGO star collective 16 median (min-max) setup run MB simulated growth": the whole run takes at least its
+  // setup and first step.
+  int rows = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    if (w.size() != 11 || w[1] != "star") continue;
+    ++rows;
+    REQUIRE(std::stod(w[7]) >= std::stod(w[6]));
+  }
+  REQUIRE(rows == 2);
+  // BIDMach's rounds run beside the learners and go on after their last step; gossip's exchanges are its steps.
+  REQUIRE_THAT(out, Catch::Contains("note: bidmach_grid: most of its runs' wall comes after the workers' last step"));
+  REQUIRE_THAT(out, !Catch::Contains("note: gossip"));
+}
+
 TEST_CASE("dtsim bench scale --quick --smpi: SMPI beside; --smpi with --no-smpi is an input error", "[golden]") {
   TempDir tmp;
   auto r = run_dtsim("bench scale --quick --smpi --algos ring --fidelity collective", tmp / "");
