@@ -89,7 +89,7 @@ SimOutcome run_simulation(const SimJob& job) {
   world.couriers().open(job.ranks);  // reused until every rank has ended
   for (Rank r = 0; r < job.ranks; ++r) {
     sg4::Host* host = hosts[static_cast<std::size_t>(r)];
-    start_actor("rank-" + std::to_string(r), host, kRankStackKiB, [&, r, host] {
+    start_actor("rank-" + std::to_string(r), host, job.rank_stack_kib, [&, r, host] {
       const TimeAccount::ActorScope accounted(&account, r);
       try {
         SimComm comm(world, r, collectives.get());

@@ -12,6 +12,7 @@
 
 #include "algorithms/algorithm.hpp"
 #include "algorithms/api/scenario.hpp"
+#include "sim/actor_stack.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/platform.hpp"
 #include "sim/time_account.hpp"
@@ -38,6 +39,8 @@ struct SimJob {
   Scenario scenario;
   // Receives the time account's stretches and messages (a timeline); null: none.
   SpanSink* spans = nullptr;
+  // Each rank actor's stack (sim/actor_stack.hpp): exp::sim_job gives modeled numerics kModeledRankStackKiB.
+  unsigned rank_stack_kib = kRankStackKiB;
 };
 
 struct SimOutcome {

@@ -37,6 +37,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.rings = in.rings;
   job.main = plan.main;
   job.scenario = *plan.scenario;
+  if (!plan.real) job.rank_stack_kib = sim::kModeledRankStackKiB;
   job.make_compute = [setup, &in](Rank r, simgrid::s4u::Host* host, sim::TimeAccount* account,
                                   sim::Wires& wires) -> std::unique_ptr<Compute> {
     return std::make_unique<sim::SimCompute>(*setup, r, in.platform, host, account, wires);
