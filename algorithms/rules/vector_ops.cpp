@@ -1,8 +1,11 @@
 // Elementwise rules: vectorized loops, split over OpenMP threads for model-sized vectors (they are
-// memory-bound). Each element is computed alone, so the thread count never changes a result.
+// memory-bound; kernels/elementwise.hpp). Each element is computed alone, so the thread count never changes a
+// result.
 #include "algorithms/rules/vector_ops.hpp"
 
 #include <cstddef>
+
+#include "kernels/elementwise.hpp"
 
 namespace dts::rules {
 namespace {
@@ -16,15 +19,13 @@ void axpy(Slice y, float a, ConstSlice x) {
   float* yp = y.data.data();
   const float* xp = x.data.data();
   const auto n = static_cast<std::ptrdiff_t>(y.count);
-#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
-  for (std::ptrdiff_t i = 0; i < n; ++i) yp[i] += a * xp[i];
+  elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) { yp[i] += a * xp[i]; });
 }
 
 void scale(Slice x, float a) {
   float* xp = x.data.data();
   const auto n = static_cast<std::ptrdiff_t>(x.data.size());
-#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
-  for (std::ptrdiff_t i = 0; i < n; ++i) xp[i] *= a;
+  elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) { xp[i] *= a; });
 }
 
 void copy(Slice dst, ConstSlice src) {
@@ -33,8 +34,7 @@ void copy(Slice dst, ConstSlice src) {
   float* d = dst.data.data();
   const float* s = src.data.data();
   const auto n = static_cast<std::ptrdiff_t>(dst.count);
-#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
-  for (std::ptrdiff_t i = 0; i < n; ++i) d[i] = s[i];
+  elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) { d[i] = s[i]; });
 }
 
 void elastic_diff(Slice diff, ConstSlice x, ConstSlice center, float alpha) {
@@ -45,8 +45,7 @@ void elastic_diff(Slice diff, ConstSlice x, ConstSlice center, float alpha) {
   const float* xp = x.data.data();
   const float* c = center.data.data();
   const auto n = static_cast<std::ptrdiff_t>(diff.count);
-#pragma omp parallel for simd schedule(static) if (n >= kParallelFrom)
-  for (std::ptrdiff_t i = 0; i < n; ++i) d[i] = alpha * (xp[i] - c[i]);
+  elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) { d[i] = alpha * (xp[i] - c[i]); });
 }
 
 }  // namespace dts::rules

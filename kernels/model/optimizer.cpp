@@ -7,9 +7,12 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "kernels/elementwise.hpp"
 
 namespace dts::model {
 namespace {
+constexpr std::ptrdiff_t kParallelFrom = 1 << 16;  // elements: smaller steps stay in the calling thread
+
 enum class Kind { kSgd, kMomentum, kNesterov, kAdam };
 
 Kind kind_of(const std::string& k) {
@@ -60,16 +63,14 @@ void Optimizer::apply(float* p, const float* g, std::size_t offset, std::size_t 
   float* m = kind == Kind::kSgd ? nullptr : m_.data() + offset;
 
   if (kind == Kind::kSgd) {
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::ptrdiff_t i = 0; i < n; ++i) p[i] -= lr * (g[i] + wd * p[i]);
+    elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) { p[i] -= lr * (g[i] + wd * p[i]); });
   } else if (kind == Kind::kMomentum || kind == Kind::kNesterov) {
     const bool nesterov = kind == Kind::kNesterov;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+    elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) {
       const float d = g[i] + wd * p[i];
       m[i] = first ? d : mu * m[i] + d;  // b = mu b + d   (b = d on the first step)
       p[i] -= lr * (nesterov ? d + mu * m[i] : m[i]);
-    }
+    });
   } else {  // Adam: m = b1 m + (1-b1) d; v = b2 v + (1-b2) d^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
     const double t = static_cast<double>(iteration + 1);
     const float b1 = static_cast<float>(cfg_.beta1), b2 = static_cast<float>(cfg_.beta2);
@@ -77,13 +78,12 @@ void Optimizer::apply(float* p, const float* g, std::size_t offset, std::size_t 
     const float step_size = static_cast<float>(lr_at(iteration) / (1.0 - std::pow(cfg_.beta1, t)));
     const float sqrt_bc2 = static_cast<float>(std::sqrt(1.0 - std::pow(cfg_.beta2, t)));
     float* v = v_.data() + offset;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+    elementwise(n, kParallelFrom, [&](std::ptrdiff_t i) {
       const float d = g[i] + wd * p[i];
       m[i] = b1 * m[i] + (1.0f - b1) * d;
       v[i] = b2 * v[i] + (1.0f - b2) * d * d;
       p[i] -= step_size * m[i] / (std::sqrt(v[i]) / sqrt_bc2 + eps);
-    }
+    });
   }
 }
 

@@ -1,0 +1,23 @@
+// Elementwise loops over vectors that may be model-sized: split over the OpenMP threads from `parallel_from`
+// elements on, in the calling thread below. GCC's `omp parallel ... if (false)` still sets up a team of one
+// thread: 0.28 us a call on this machine, six times a 512-float axpy, and on the path of every small message of
+// the MPI backend (a received chunk is added in place). Each element is computed alone, so neither the split
+// nor the vector width changes a result.
+#pragma once
+
+#include <cstddef>
+
+namespace dts {
+
+template <typename Body>
+inline void elementwise(std::ptrdiff_t n, std::ptrdiff_t parallel_from, const Body& body) {
+  if (n < parallel_from) {
+#pragma omp simd
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for simd schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+}
+
+}  // namespace dts
