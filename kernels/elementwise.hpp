@@ -3,6 +3,9 @@
 // thread: 0.28 us a call on this machine, six times a 512-float axpy, and on the path of every small message of
 // the MPI backend (a received chunk is added in place). Each element is computed alone, so neither the split
 // nor the vector width changes a result.
+// Each thread loops over a copy of `body` (firstprivate): looping over the caller's closure, whose captured
+// scalars a float store might alias, reloaded them at every element, and the momentum step took twice as long;
+// `omp simd` on these loops made it 5 % slower than the compiler's own vectorization.
 #pragma once
 
 #include <cstddef>
@@ -10,13 +13,12 @@
 namespace dts {
 
 template <typename Body>
-inline void elementwise(std::ptrdiff_t n, std::ptrdiff_t parallel_from, const Body& body) {
+inline void elementwise(std::ptrdiff_t n, std::ptrdiff_t parallel_from, Body body) {
   if (n < parallel_from) {
-#pragma omp simd
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
   }
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for schedule(static) firstprivate(body)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
