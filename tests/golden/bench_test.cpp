@@ -2,6 +2,7 @@
 // No speed is asserted (the machine is shared; benches only measure, bench.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -15,6 +16,29 @@ using dts::test::run_dtsim;
 using dts::test::slurp;
 using dts::test::tiny_experiment;
 using dts::test::write_json;
+
+namespace {
+// The words of each line of a table.
+std::vector<std::vector<std::string>> words_of_lines(const std::string& out) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    auto& w = rows.emplace_back();
+    for (std::string word; words >> word;) w.push_back(word);
+  }
+  return rows;
+}
+
+// Runs `dtsim ARGS` and returns its standard output, which it must have written with exit code 0.
+std::string bench_output(const std::string& args) {
+  TempDir tmp;
+  const auto r = run_dtsim(args, tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return slurp(tmp / "stdout.txt");
+}
+}  // namespace
 
 TEST_CASE("dtsim bench kernels --quick: every model of the table runs, no peer", "[golden]") {
   TempDir tmp;
@@ -47,24 +71,15 @@ TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[gol
 }
 
 TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, no SMPI unless asked", "[golden]") {
-  TempDir tmp;
-  const auto r = run_dtsim("bench scale --quick", tmp / "");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const std::string out = slurp(tmp / "stdout.txt");
+  const std::string out = bench_output("bench scale --quick");
   INFO(out);
   // One measured row per case: "ALGO star FIDELITY 16 median (min-max) ...".
+  const auto rows = words_of_lines(out);
   for (const std::string algo : {"ring", "tree", "gossip", "async_sgd", "gossipgrad"}) {
     for (const std::string fidelity : {"collective", "message"}) {
-      std::istringstream lines(out);
-      bool found = false;
-      for (std::string line; std::getline(lines, line);) {
-        std::istringstream words(line);
-        std::string a, p, f, w, median, spread;
-        words >> a >> p >> f >> w >> median >> spread;
-        found =
-            found || (a == algo && p == "star" && f == fidelity && w == "16" && !spread.empty() && spread[0] == '(');
-      }
+      const bool found = std::any_of(rows.begin(), rows.end(), [&](const std::vector<std::string>& w) {
+        return w.size() >= 6 && w[0] == algo && w[1] == "star" && w[2] == fidelity && w[3] == "16" && w[5][0] == '(';
+      });
       INFO(algo << " " << fidelity);
       REQUIRE(found);
     }
@@ -73,21 +88,12 @@ TEST_CASE("dtsim bench scale --quick: every algorithm at both fidelities, no SMP
 }
 
 TEST_CASE("dtsim bench scale: the growth exponents of wall s/iter and peak MB between rows", "[golden]") {
-  TempDir tmp;
-  const auto r = run_dtsim(
-      "bench scale --workers 16 32 --algos gossip --fidelity collective --platforms star --reps 1 --steps 2 --no-smpi",
-      tmp / "");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const std::string out = slurp(tmp / "stdout.txt");
+  const std::string out = bench_output(
+      "bench scale --workers 16 32 --algos gossip --fidelity collective --platforms star --reps 1 --steps 2 --no-smpi");
   INFO(out);
-  // "gossip star collective P median (min-max) setup MB simulated growth": the last word.
+  // "gossip star collective P median (min-max) setup run MB simulated growth": the last word.
   std::map<std::string, std::string> growth;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::vector<std::string> w;
-    for (std::string word; words >> word;) w.push_back(word);
+  for (const auto& w : words_of_lines(out)) {
     if (w.size() >= 4 && w[0] == "gossip") growth[w[3]] = w.back();
   }
   REQUIRE(growth.at("16") == "-");
@@ -103,23 +109,14 @@ TEST_CASE("dtsim bench scale: the growth exponents of wall s/iter and peak MB be
 }
 
 TEST_CASE("dtsim bench scale: run s beside wall s/iter; runs mostly after the last step are named", "[golden]") {
-  TempDir tmp;
-  const auto r = run_dtsim(
+  const std::string out = bench_output(
       "bench scale --workers 16 --algos bidmach_grid gossip --fidelity collective --platforms star --reps 1 --steps 2 "
-      "--no-smpi",
-      tmp / "");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const std::string out = slurp(tmp / "stdout.txt");
+      "--no-smpi");
   INFO(out);
   // "ALGO star collective 16 median (min-max) setup run MB simulated growth": the whole run takes at least its
   // setup and first step.
   int rows = 0;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::vector<std::string> w;
-    for (std::string word; words >> word;) w.push_back(word);
+  for (const auto& w : words_of_lines(out)) {
     if (w.size() != 11 || w[1] != "star") continue;
     ++rows;
     REQUIRE(std::stod(w[7]) >= std::stod(w[6]));
