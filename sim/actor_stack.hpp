@@ -18,7 +18,7 @@ inline constexpr unsigned kActivityStackKiB = 1024;
 // A rank runs the model's kernels. glibc serves a calloc of 32 MiB or more with a fresh mmap whatever its
 // dynamic threshold, so the stack is committed as it is used, not zeroed whole (thousands of ranks).
 inline constexpr unsigned kRankStackKiB = 32 * 1024;
-// A rank of modeled numerics runs no kernel: its stack held at most 7 KiB in every algorithm of
+// A rank of modeled numerics runs no kernel: its stack held at most 7.5 KiB in every algorithm of
 // `dtsim bench scale` and every modeled run of the tests. Small stacks, one after the other in the heap, keep
 // the page-table walks of context switches among thousands of ranks in the cache.
 inline constexpr unsigned kModeledRankStackKiB = 256;
