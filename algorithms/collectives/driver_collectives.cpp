@@ -75,28 +75,37 @@ PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
   const int v = (member - root_ + P_) % P_, K = P_ - 1;
   const auto world = [&](int worker) { return (worker + 1 + root_) % P_; };  // worker index -> group index
   const auto seed = [&](std::size_t j) { return static_cast<int>(j % static_cast<std::size_t>(K)); };
+  // The chunks first given to worker u (seed u): u, u + K, u + 2K, ... A stage visits only its own: a loop over
+  // all chunks in each of the P - 1 stages of every worker made MPCA's broadcasts quadratic in P.
+  const auto seeded = [&](int u, auto&& each) {
+    for (auto j = static_cast<std::size_t>(u); j < chunks_; j += static_cast<std::size_t>(K)) each(j);
+  };
   PlanStage st;
-  if (v == 0) {  // the root: every chunk once to its seed, or to every worker
+  if (v == 0) {  // the root: every chunk once to its seed, or to every worker (none in a group of one)
+    if (K == 0) return st;
     for (std::size_t j = 0; j < chunks_; ++j) {
-      for (int w = 0; w < K; ++w) {
-        if (!reserve_ || w == seed(j)) st.sends.push_back({.peer = world(w), .chunk = chunk(j)});
+      if (reserve_) {
+        st.sends.push_back({.peer = world(seed(j)), .chunk = chunk(j)});
+        continue;
       }
+      for (int w = 0; w < K; ++w) st.sends.push_back({.peer = world(w), .chunk = chunk(j)});
     }
     return st;
   }
   const int w = v - 1;
   if (s == 0) {  // 1. my chunks from the root
-    for (std::size_t j = 0; j < chunks_; ++j) {
-      if (!reserve_ || seed(j) == w) st.recvs.push_back({.peer = root_, .chunk = chunk(j)});
+    const auto from_root = [&](std::size_t j) { st.recvs.push_back({.peer = root_, .chunk = chunk(j)}); };
+    if (reserve_) {
+      seeded(w, from_root);
+    } else {
+      for (std::size_t j = 0; j < chunks_; ++j) from_root(j);
     }
     return st;
   }
   // 2. ring step s: pass on the chunks first given to worker w - s + 1, take those first given to w - s
   const int give = ((w - s + 1) % K + K) % K, take = ((w - s) % K + K) % K;
-  for (std::size_t j = 0; j < chunks_; ++j) {
-    if (seed(j) == give) st.sends.push_back({.peer = world((w + 1) % K), .chunk = chunk(j)});
-    if (seed(j) == take) st.recvs.push_back({.peer = world((w + K - 1) % K), .chunk = chunk(j)});
-  }
+  seeded(give, [&](std::size_t j) { st.sends.push_back({.peer = world((w + 1) % K), .chunk = chunk(j)}); });
+  seeded(take, [&](std::size_t j) { st.recvs.push_back({.peer = world((w + K - 1) % K), .chunk = chunk(j)}); });
   return st;
 }
 
