@@ -68,7 +68,27 @@ Chunk SwarmBroadcastPlan::chunk(std::size_t j) const {
 int SwarmBroadcastPlan::stages(int member) const {
   const int v = (member - root_ + P_) % P_;
   if (v == 0 || !reserve_) return 1;
-  return P_ - 1;  // from the root, then K - 1 ring steps
+  return 1 + static_cast<int>(ring_steps(v - 1).size());  // from the root, then the ring steps that move chunks
+}
+
+// Worker w's ring steps that move a chunk, in order. In step s it takes the chunks seeded at t = w - s and passes
+// on those seeded at t + 1 (mod K): with fewer chunks than workers only the steps with t < C or t = K - 1 move
+// any. Skipping the others changes nothing a member sends, receives or waits for, and a chunk still passes
+// around the ring in order; a loop over all K - 1 steps of every worker made MPCA's broadcasts quadratic in P.
+std::vector<int> SwarmBroadcastPlan::ring_steps(int w) const {
+  const int K = P_ - 1, C = static_cast<int>(std::min<std::size_t>(chunks_, static_cast<std::size_t>(K)));
+  std::vector<int> steps;
+  if (C == 0) return steps;
+  if (C + 1 >= K) {
+    for (int s = 1; s < K; ++s) steps.push_back(s);
+    return steps;
+  }
+  for (int t = 0; t < C; ++t) {
+    if (t != w) steps.push_back(((w - t) % K + K) % K);
+  }
+  if (K - 1 != w) steps.push_back(w + 1);  // t = K - 1: s = w + 1 (mod K), which is below K as w < K - 1
+  std::sort(steps.begin(), steps.end());
+  return steps;
 }
 
 PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
@@ -102,8 +122,9 @@ PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
     }
     return st;
   }
-  // 2. ring step s: pass on the chunks first given to worker w - s + 1, take those first given to w - s
-  const int give = ((w - s + 1) % K + K) % K, take = ((w - s) % K + K) % K;
+  // 2. ring step `step`: pass on the chunks first given to worker w - step + 1, take those first given to w - step
+  const int step = ring_steps(w)[static_cast<std::size_t>(s - 1)];
+  const int give = ((w - step + 1) % K + K) % K, take = ((w - step) % K + K) % K;
   seeded(give, [&](std::size_t j) { st.sends.push_back({.peer = world((w + 1) % K), .chunk = chunk(j)}); });
   seeded(take, [&](std::size_t j) { st.recvs.push_back({.peer = world((w + K - 1) % K), .chunk = chunk(j)}); });
   return st;

@@ -58,6 +58,8 @@ class SwarmBroadcastPlan final : public CollectivePlan {
   Chunk chunk(std::size_t j) const;
 
  private:
+  std::vector<int> ring_steps(int w) const;
+
   int P_, root_;
   std::size_t n_, chunk_floats_, chunks_;
   bool reserve_;
