@@ -1,7 +1,7 @@
 // The two asynchronous worker loops: one numbered step per line of their listings (papers/easgd_hpc.md §4.2, §5.1).
 #include "algorithms/async_workers.hpp"
 
-#include "algorithms/rules/vector_ops.hpp"
+#include "algorithms/elastic_update.hpp"
 
 namespace dts {
 
@@ -19,16 +19,9 @@ void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_ran
       ex.send(ctx.comm, center_rank, tags.up, x);
     }
     const float loss = compute.forward_backward(x, grad);  // 2. gradient at W^i, overlapping the reply
-    if (exchange) {
-      center_rx.wait_ok();
-      rules::elastic_diff(diff, x, center, alpha);  // 3. alpha (W^i - W~) from the pre-update W^i
-      compute.charge_elementwise(x.count(), 3);
-    }
-    compute.optimizer_step(x, grad);  // 4. W^i -= eta dW^i (or the momentum step)
-    if (exchange) {
-      rules::axpy(x, -1.0f, diff);  // 5. elastic pull toward the center
-      compute.charge_elementwise(x.count(), 3);
-    }
+    if (exchange) center_rx.wait_ok();
+    // 3. alpha (W^i - W~) from the pre-update W^i, 4. W^i -= eta dW^i (or the momentum step), 5. the elastic pull
+    elastic_worker_update(compute, x, grad, center, diff, alpha, exchange);
     ctx.recorder.step(step + 1, loss);
   }
   ctx.comm.send(center_rank, tags.done, Vec(0, true));

@@ -10,6 +10,7 @@
 //   Original EASGD* (no overlap): a worker waits for its turn before its F/B, so the master waits for
 //                   every F/B: one worker computes at a time, 2c + t_FB per exchange.
 #include "algorithms/algorithm.hpp"
+#include "algorithms/elastic_update.hpp"
 #include "algorithms/param_exchange.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -41,15 +42,10 @@ void original_worker(Context& ctx, const EasgdOriginalConfig& cfg) {
     const float loss = compute.forward_backward(x, grad);  // 2. F/B on worker j at W^j
     if (exchange) {
       center_rx.wait_ok();
-      ex.send(ctx.comm, kMaster, kTagWeights, x);   // 3. the master receives W^j
-      rules::elastic_diff(diff, x, center, alpha);  // 4. alpha (W^j - W~), pre-update values
-      compute.charge_elementwise(x.count(), 3);
+      ex.send(ctx.comm, kMaster, kTagWeights, x);  // 3. the master receives W^j
     }
-    compute.optimizer_step(x, grad);  // 5. worker j updates by (1)
-    if (exchange) {
-      rules::axpy(x, -1.0f, diff);
-      compute.charge_elementwise(x.count(), 3);
-    }
+    // 4. alpha (W^j - W~) from the pre-update values, 5. worker j updates by (1)
+    elastic_worker_update(compute, x, grad, center, diff, alpha, exchange);
     ctx.recorder.step(step + 1, loss);
   }
 }

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/elastic_update.hpp"
 #include "algorithms/param_exchange.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 
@@ -69,16 +70,8 @@ void easgd_sync_rank(Context& ctx, const EasgdSyncConfig& cfg) {
       if (is_worker) loss = compute.forward_backward(x, grad);  // 1. F/B on every worker
       if (exchange) exchange_center();                          // 2. broadcast W~_t  3. reduce sum W^i_t
     }
-    if (is_worker) {  // 4. workers update by (1)
-      if (exchange) {
-        rules::elastic_diff(diff, x, center, alpha);  //    alpha (W^i_t - W~_t)
-        compute.charge_elementwise(x.count(), 3);
-      }
-      compute.optimizer_step(x, grad);
-      if (exchange) {
-        rules::axpy(x, -1.0f, diff);
-        compute.charge_elementwise(x.count(), 3);
-      }
+    if (is_worker) {  // 4. workers update by (1), with alpha (W^i_t - W~_t)
+      elastic_worker_update(compute, x, grad, center, diff, alpha, exchange);
       ctx.recorder.step(step + 1, loss);
     }
     if (is_master && exchange) {  // 5. master updates by (2)

@@ -7,14 +7,14 @@
 //   overlap:  an exchange, and a forward-backward pass between posting it and waiting for it (the network's
 //             and the compute's demands on the same cores);
 //   update:   an elastic averaging worker's update, no message: alpha (x - center), the optimizer step, x minus
-//             that (EASGD's rule 1, charged as easgd_sync charges it): the cost of the update passes on every
-//             rank, paired or not.
+//             that (EASGD's rule 1: elastic_worker_update, as the EASGD workers run it): the cost of the update passes
+//             on every rank, paired or not.
 // Nothing is learned: the parameters stay at their initial values (the gradients stay zero, the center is the
 // parameters), the loss rows carry the compute's loss.
 #include <cmath>
 
 #include "algorithms/algorithm.hpp"
-#include "algorithms/rules/vector_ops.hpp"
+#include "algorithms/elastic_update.hpp"
 
 namespace dts {
 
@@ -39,19 +39,16 @@ AlgorithmSpec microbench_spec() {
               Vec out(count, compute.real()), in(count, compute.real());
               Vec params = compute.make_vec(), grads = compute.make_vec();
               compute.init_params(params);
-              const std::size_t rule_n = mode == "update" ? compute.num_params() : 0;  // only update needs them
+              const bool update = mode == "update";
+              const std::size_t rule_n = update ? compute.num_params() : 0;  // only update needs them
               Vec center(rule_n, compute.real()), diff(rule_n, compute.real());
-              if (mode == "update") compute.init_params(center);
+              if (update) compute.init_params(center);
               for (std::int64_t step = 0; step < ctx.steps; ++step) {
                 float loss = 0;
-                for (int m = 0; m < messages && mode == "update"; ++m) {
-                  rules::elastic_diff(diff, params, center, 0.1f);
-                  compute.charge_elementwise(params.count(), 3);
-                  compute.optimizer_step(params, grads);
-                  rules::axpy(params, -1.0f, diff);
-                  compute.charge_elementwise(params.count(), 3);
+                for (int m = 0; m < messages && update; ++m) {
+                  elastic_worker_update(compute, params, grads, center, diff, 0.1f, true);
                 }
-                for (int m = 0; m < messages && paired && mode != "update"; ++m) {
+                for (int m = 0; m < messages && paired && !update; ++m) {
                   if (mode == "pingpong") {
                     if (me % 2 == 0) {
                       comm.send(partner, tags::kMicrobench, out);

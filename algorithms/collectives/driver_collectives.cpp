@@ -68,27 +68,20 @@ Chunk SwarmBroadcastPlan::chunk(std::size_t j) const {
 int SwarmBroadcastPlan::stages(int member) const {
   const int v = (member - root_ + P_) % P_;
   if (v == 0 || !reserve_) return 1;
-  return 1 + static_cast<int>(ring_steps(v - 1).size());  // from the root, then the ring steps that move chunks
+  return 1 + ring_steps(v - 1).count();  // from the root, then the ring steps that move chunks
 }
 
 // Worker w's ring steps that move a chunk, in order. In step s it takes the chunks seeded at t = w - s and passes
-// on those seeded at t + 1 (mod K): with fewer chunks than workers only the steps with t < C or t = K - 1 move
-// any. Skipping the others changes nothing a member sends, receives or waits for, and a chunk still passes
+// on those seeded at t + 1 (mod K): with C < K - 1 chunks only the steps with t < C or t = K - 1 (t != w) move
+// any, which are s in [w - C + 1, w] and w + 1 for w >= C, and s in [1, w + 1] and [K + w - C + 1, K - 1] for
+// w < C. Skipping the others changes nothing a member sends, receives or waits for, and a chunk still passes
 // around the ring in order; a loop over all K - 1 steps of every worker made MPCA's broadcasts quadratic in P.
-std::vector<int> SwarmBroadcastPlan::ring_steps(int w) const {
+SwarmBroadcastPlan::Steps SwarmBroadcastPlan::ring_steps(int w) const {
   const int K = P_ - 1, C = static_cast<int>(std::min<std::size_t>(chunks_, static_cast<std::size_t>(K)));
-  std::vector<int> steps;
-  if (C == 0) return steps;
-  if (C + 1 >= K) {
-    for (int s = 1; s < K; ++s) steps.push_back(s);
-    return steps;
-  }
-  for (int t = 0; t < C; ++t) {
-    if (t != w) steps.push_back(((w - t) % K + K) % K);
-  }
-  if (K - 1 != w) steps.push_back(w + 1);  // t = K - 1: s = w + 1 (mod K), which is below K as w < K - 1
-  std::sort(steps.begin(), steps.end());
-  return steps;
+  if (C == 0) return {};
+  if (C + 1 >= K) return {{1, K - 1}, {1, 0}};  // every step
+  if (w >= C) return {{w - C + 1, w < K - 1 ? w + 1 : w}, {1, 0}};
+  return {{1, w + 1}, {K + w - C + 1, K - 1}};
 }
 
 PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
@@ -123,7 +116,7 @@ PlanStage SwarmBroadcastPlan::stage(int member, int s) const {
     return st;
   }
   // 2. ring step `step`: pass on the chunks first given to worker w - step + 1, take those first given to w - step
-  const int step = ring_steps(w)[static_cast<std::size_t>(s - 1)];
+  const int step = ring_steps(w).at(s);
   const int give = ((w - step + 1) % K + K) % K, take = ((w - step) % K + K) % K;
   seeded(give, [&](std::size_t j) { st.sends.push_back({.peer = world((w + 1) % K), .chunk = chunk(j)}); });
   seeded(take, [&](std::size_t j) { st.recvs.push_back({.peer = world((w + K - 1) % K), .chunk = chunk(j)}); });

@@ -3,7 +3,9 @@
 // simulator fidelities run the one description.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "algorithms/api/collective_plan.hpp"
 #include "algorithms/api/comm.hpp"
@@ -58,7 +60,18 @@ class SwarmBroadcastPlan final : public CollectivePlan {
   Chunk chunk(std::size_t j) const;
 
  private:
-  std::vector<int> ring_steps(int w) const;
+  // A worker's ring steps that move a chunk: the ranges [a, b] of `first` then `second` (empty where b < a).
+  struct Steps {
+    std::pair<int, int> first{1, 0}, second{1, 0};
+    int count() const {
+      return std::max(0, first.second - first.first + 1) + std::max(0, second.second - second.first + 1);
+    }
+    int at(int k) const {  // the k-th, from 1
+      const int in_first = std::max(0, first.second - first.first + 1);
+      return k <= in_first ? first.first + k - 1 : second.first + (k - in_first - 1);
+    }
+  };
+  Steps ring_steps(int w) const;
 
   int P_, root_;
   std::size_t n_, chunk_floats_, chunks_;

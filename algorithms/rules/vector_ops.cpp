@@ -9,7 +9,6 @@
 
 namespace dts::rules {
 namespace {
-constexpr std::ptrdiff_t kParallelFrom = 1 << 16;
 void check(std::size_t a, std::size_t b) { DTS_ASSERT(a == b, "vector sizes differ"); }
 }  // namespace
 
@@ -19,13 +18,13 @@ void axpy(Slice y, float a, ConstSlice x) {
   float* yp = y.data.data();
   const float* xp = x.data.data();
   const auto n = static_cast<std::ptrdiff_t>(y.count);
-  elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) { yp[i] += a * xp[i]; });
+  elementwise(n, [=](std::ptrdiff_t i) { yp[i] += a * xp[i]; });
 }
 
 void scale(Slice x, float a) {
   float* xp = x.data.data();
   const auto n = static_cast<std::ptrdiff_t>(x.data.size());
-  elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) { xp[i] *= a; });
+  elementwise(n, [=](std::ptrdiff_t i) { xp[i] *= a; });
 }
 
 void copy(Slice dst, ConstSlice src) {
@@ -34,7 +33,7 @@ void copy(Slice dst, ConstSlice src) {
   float* d = dst.data.data();
   const float* s = src.data.data();
   const auto n = static_cast<std::ptrdiff_t>(dst.count);
-  elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) { d[i] = s[i]; });
+  elementwise(n, [=](std::ptrdiff_t i) { d[i] = s[i]; });
 }
 
 void elastic_diff(Slice diff, ConstSlice x, ConstSlice center, float alpha) {
@@ -45,7 +44,7 @@ void elastic_diff(Slice diff, ConstSlice x, ConstSlice center, float alpha) {
   const float* xp = x.data.data();
   const float* c = center.data.data();
   const auto n = static_cast<std::ptrdiff_t>(diff.count);
-  elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) { d[i] = alpha * (xp[i] - c[i]); });
+  elementwise(n, [=](std::ptrdiff_t i) { d[i] = alpha * (xp[i] - c[i]); });
 }
 
 }  // namespace dts::rules

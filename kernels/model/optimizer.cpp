@@ -11,8 +11,6 @@
 
 namespace dts::model {
 namespace {
-constexpr std::ptrdiff_t kParallelFrom = 1 << 16;  // elements: smaller steps stay in the calling thread
-
 enum class Kind { kSgd, kMomentum, kNesterov, kAdam };
 
 Kind kind_of(const std::string& k) {
@@ -63,10 +61,10 @@ void Optimizer::apply(float* p, const float* g, std::size_t offset, std::size_t 
   float* m = kind == Kind::kSgd ? nullptr : m_.data() + offset;
 
   if (kind == Kind::kSgd) {
-    elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) { p[i] -= lr * (g[i] + wd * p[i]); });
+    elementwise(n, [=](std::ptrdiff_t i) { p[i] -= lr * (g[i] + wd * p[i]); });
   } else if (kind == Kind::kMomentum || kind == Kind::kNesterov) {
     const bool nesterov = kind == Kind::kNesterov;
-    elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) {
+    elementwise(n, [=](std::ptrdiff_t i) {
       const float d = g[i] + wd * p[i];
       m[i] = first ? d : mu * m[i] + d;  // b = mu b + d   (b = d on the first step)
       p[i] -= lr * (nesterov ? d + mu * m[i] : m[i]);
@@ -78,7 +76,7 @@ void Optimizer::apply(float* p, const float* g, std::size_t offset, std::size_t 
     const float step_size = static_cast<float>(lr_at(iteration) / (1.0 - std::pow(cfg_.beta1, t)));
     const float sqrt_bc2 = static_cast<float>(std::sqrt(1.0 - std::pow(cfg_.beta2, t)));
     float* v = v_.data() + offset;
-    elementwise(n, kParallelFrom, [=](std::ptrdiff_t i) {
+    elementwise(n, [=](std::ptrdiff_t i) {
       const float d = g[i] + wd * p[i];
       m[i] = b1 * m[i] + (1.0f - b1) * d;
       v[i] = b2 * v[i] + (1.0f - b2) * d * d;
