@@ -18,8 +18,9 @@ void elastic_async_worker(Context& ctx, const ParamExchange& ex, Rank center_ran
       center_rx = ex.irecv(ctx.comm, center_rank, tags.down, center);  // 1. send W^i, the center replies
       ex.send(ctx.comm, center_rank, tags.up, x);
     }
-    const float loss = compute.forward_backward(x, grad);  // 2. gradient at W^i, overlapping the reply
-    if (exchange) center_rx.wait_ok();
+    const float loss = compute.forward_backward_then(x, grad, [&] {  // 2. gradient at W^i, overlapping the reply
+      if (exchange) center_rx.wait_ok();
+    });
     // 3. alpha (W^i - W~) from the pre-update W^i, 4. W^i -= eta dW^i (or the momentum step), 5. the elastic pull
     elastic_worker_update(compute, x, grad, center, diff, alpha, exchange);
     ctx.recorder.step(step + 1, loss);

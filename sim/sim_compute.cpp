@@ -1,8 +1,6 @@
 // SimCompute: the Trainer's kernels (real numerics) plus device-model charging.
 #include "sim/sim_compute.hpp"
 
-#include "sim/time_account.hpp"
-
 #include <algorithm>
 
 namespace sg4 = simgrid::s4u;
@@ -34,7 +32,8 @@ SimCompute::SimCompute(const ModelSetup& setup, Rank rank, const PlatformSpec& p
   }
 }
 
-void SimCompute::charge(double seconds) {
+void SimCompute::charge(double seconds, TimeCategory category) {
+  const TimeAccount::Scope in(account_, category);
   if (scenario_ != nullptr) seconds = scenario_->stretch(rank_, steps_, sg4::Engine::get_clock(), seconds);
   if (seconds <= 0) return;
   if (machine_ != nullptr) {
@@ -52,11 +51,17 @@ void SimCompute::copy_batch() {
   }
 }
 
-float SimCompute::forward_backward(ConstSlice params, Slice grads) {
+// The kernels run at the end of the step's time, just before their results are used: the update that
+// follows reads the gradient while it is still in the host's caches, not after other ranks' work. The params
+// do not change meanwhile: the calling actor owns them, and an algorithm whose other activities write them
+// holds a lock across the step (BIDMach's learner).
+float SimCompute::forward_backward(ConstSlice params, Slice grads) { return forward_backward_then(params, grads, {}); }
+
+float SimCompute::forward_backward_then(ConstSlice params, Slice grads, const std::function<void()>& then) {
   copy_batch();
+  charge(step_time_s_, TimeCategory::kForwardBackward);
+  if (then) then();
   const float loss = train(params, grads);
-  const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-  charge(step_time_s_);
   ++steps_;
   return loss;
 }
@@ -103,10 +108,7 @@ const SimCompute::LayerSchedule& SimCompute::layer_schedule() {
 float SimCompute::forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) {
   copy_batch();
   const float loss = train(params, grads);
-  const auto charge_computing = [&](double seconds) {
-    const TimeAccount::Scope computing(account_, TimeCategory::kForwardBackward);
-    charge(seconds);
-  };
+  const auto charge_computing = [&](double seconds) { charge(seconds, TimeCategory::kForwardBackward); };
   if (!hooks.layer_ready) {
     charge_computing(step_time_s_ * forward_share_);
     if (hooks.after_forward) hooks.after_forward();
@@ -136,23 +138,23 @@ void SimCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_
 
 void SimCompute::charge_update(std::size_t count) {
   const auto& opt = trainer().optimizer();
-  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(device_.elementwise_time_s(WorkKind::kUpdate, static_cast<double>(count), opt.flops_per_param(),
-                                    opt.bytes_per_param()));
+                                    opt.bytes_per_param()),
+         update_category(host_));
 }
 
 // One flop per element (an add or a multiply-add), every stream a float read or written.
 void SimCompute::charge_elementwise(std::size_t n, int streams) {
-  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(device_.elementwise_time_s(WorkKind::kUpdate, static_cast<double>(n), 1.0,
-                                    static_cast<double>(streams) * sizeof(float)));
+                                    static_cast<double>(streams) * sizeof(float)),
+         update_category(host_));
 }
 
 // Accounted with the updates, as before the kinds were told apart: TimeAccount has no reduction category.
 void SimCompute::charge_reduce(std::size_t n, int streams) {
-  const TimeAccount::Scope updating(account_, update_category(host_));
   charge(device_.elementwise_time_s(WorkKind::kReduce, static_cast<double>(n), 1.0,
-                                    static_cast<double>(streams) * sizeof(float)));
+                                    static_cast<double>(streams) * sizeof(float)),
+         update_category(host_));
 }
 
 }  // namespace dts::sim

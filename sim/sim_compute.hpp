@@ -7,7 +7,9 @@
 // of the simulation's TimeAccount (F/B, data, update), if it has one.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include <simgrid/s4u.hpp>
 
@@ -16,11 +18,10 @@
 #include "sim/device.hpp"
 #include "sim/message_costs.hpp"
 #include "sim/platform.hpp"
+#include "sim/time_account.hpp"
 #include "sim/wire.hpp"
 
 namespace dts::sim {
-
-class TimeAccount;  // sim/time_account.hpp
 
 // What all ranks of one run share (read-only).
 struct ModelSetup {
@@ -47,9 +48,11 @@ class SimCompute final : public TrainerCompute {
   // after_forward, the rest.
   float forward_backward_hooked(ConstSlice params, Slice grads, const StepHooks& hooks) override;
   void optimizer_step_range(Slice params, ConstSlice grads, std::size_t offset, std::int64_t iteration) override;
+  float forward_backward_then(ConstSlice params, Slice grads, const std::function<void()>& then) override;
 
  private:
-  void charge(double seconds);
+  // Advances the actor's time by `seconds` (stretched by the scenario), accounted to `category`.
+  void charge(double seconds, TimeCategory category);
   void charge_update(std::size_t n);  // an optimizer step over n floats, at the device's update_efficiency
   void copy_batch();                  // from the data host, if the minibatches live there
   // The forward time, and the backward time charged before each layer's ready() (forward order), built on

@@ -41,6 +41,15 @@ class Compute {
   // its workers' pushes), which a backend may charge on other cores or at another efficiency than the model's
   // updates (the simulator: the device's reduce_efficiency). Default: charge_elementwise.
   virtual void charge_reduce(std::size_t n, int streams) { charge_elementwise(n, streams); }
+  // forward_backward, then `then`, which waits for what the step overlaps (a reply in flight) and touches
+  // neither params nor grads. The simulator calls `then` at the end of the step's time and runs the kernels
+  // after it, when their results are about to be read (still in the host's caches); the same simulated times
+  // and results as forward_backward followed by then(), which is what runs elsewhere.
+  virtual float forward_backward_then(ConstSlice params, Slice grads, const std::function<void()>& then) {
+    const float loss = forward_backward(params, grads);
+    then();
+    return loss;
+  }
 
   // --- Added for GossipGraD (algorithms/gossipgrad.cpp, issue 16) ---
   // The optimizer's state buffers, num_params floats each, in the order the optimizer keeps them: momentum

@@ -1,8 +1,12 @@
 // SimCompute::forward_backward_hooked with layer_ready (algorithms/api/compute.hpp): the forward pass, then each
 // trainable layer's backward share before its ready(), in reverse layer order, adding up to forward_backward's time.
+// SimCompute::forward_backward_then: its hook at the end of the step's time, before the kernels run.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "algorithms/algorithm.hpp"
+#include "kernels/model/trainer.hpp"
 #include "kernels/model/zoo_modeled.hpp"
 #include "sim/launcher.hpp"
 #include "sim/sim_compute.hpp"
@@ -74,4 +78,54 @@ TEST_CASE("forward_backward_hooked: each layer ready after its backward share, i
   REQUIRE(first < 0.5 * plain);
   REQUIRE(out["end"].get<double>() == Approx(plain).epsilon(1e-9));
   REQUIRE(out["ready"][L - 1][1].get<double>() == Approx(plain).epsilon(1e-9));
+}
+
+TEST_CASE("forward_backward_then: then() at the end of the step's time, the kernels after it", "[sim]") {
+  /* Real numerics (logreg on 64 made-up samples): then() sees the clock at the step's end and the gradient
+   * not yet written; afterwards loss and gradient are those of the model's Trainer from the same state, and
+   * the step took as long as a plain forward_backward. */
+  const json out = dts::test::run_isolated([] {
+    dts::data::Dataset d{"made_up", 64, 1, 4, 4, 10, {}, {}};
+    d.x.resize(64 * 16);
+    for (std::size_t i = 0; i < d.x.size(); ++i) d.x[i] = static_cast<float>((i * 37) % 101) / 101.0f;
+    for (int i = 0; i < 64; ++i) d.y.push_back(i % 10);
+    dts::sim::ModelSetup setup;
+    setup.trainer.network = "logreg";
+    setup.trainer.train = &d;
+    setup.trainer.batch = 8;
+    dts::sim::SimJob job;
+    job.platform = dts::test::pinned_star(1, 10e9, 5e-6);
+    json result;
+    job.main = [&](dts::Context& ctx) {
+      dts::Vec params = ctx.compute.make_vec(), grads = ctx.compute.make_vec();
+      ctx.compute.init_params(params);
+      std::fill(grads.data().begin(), grads.data().end(), -7.0f);
+      const double t0 = sg4::Engine::get_clock();
+      result["loss"] = ctx.compute.forward_backward_then(params, grads, [&] {
+        result["then_at"] = sg4::Engine::get_clock() - t0;
+        result["untouched"] = std::all_of(grads.data().begin(), grads.data().end(), [](float g) { return g == -7.0f; });
+      });
+      result["time"] = sg4::Engine::get_clock() - t0;
+      result["grads"] = std::vector<float>(grads.data().begin(), grads.data().end());
+      const double t1 = sg4::Engine::get_clock();
+      ctx.compute.forward_backward(params, grads);
+      result["plain_time"] = sg4::Engine::get_clock() - t1;
+    };
+    dts::test::use_sim_compute(job, setup);
+    dts::sim::run_simulation(job);
+    dts::model::Trainer trainer(setup.trainer, 0);
+    std::vector<float> params(trainer.num_params()), grads(trainer.num_params());
+    trainer.init_params(params);
+    result["trainer_loss"] = trainer.forward_backward(params, grads);
+    result["trainer_grads"] = grads;
+    return result;
+  });
+  INFO(out.dump().substr(0, 400));
+  REQUIRE(!out.contains("error"));
+  REQUIRE(out["time"].get<double>() > 0);
+  REQUIRE(out["then_at"].get<double>() == out["time"].get<double>());
+  REQUIRE(out["untouched"].get<bool>());
+  REQUIRE(out["plain_time"].get<double>() == out["time"].get<double>());
+  REQUIRE(out["loss"] == out["trainer_loss"]);
+  REQUIRE(out["grads"] == out["trainer_grads"]);
 }
