@@ -3,8 +3,9 @@
 // `dtsim run` runs it (evaluation off); then the same training steps run in a plain loop: one Trainer per rank,
 // the same forward_backward and optimizer_step calls, the same update arithmetic, and the copies that the
 // algorithm's messages make between the buffers its ranks own, without the messages, actors or snapshots, in
-// buffers of the same kind (huge pages). allreduce_sgd: a sum into one gradient, a copy to every rank (what a
-// ring's reduce-scatter adds and its allgather copies), the average. easgd_async with tau = 1: each worker's
+// buffers of the same kind (huge pages). allreduce_sgd (ring): the ring's plan run stage by stage over the
+// workers' gradients, each receive an add or a copy of its chunk straight from the sending worker's buffer (the
+// chunks the simulated messages carry, in the order of their steps), then the average. easgd_async with tau = 1: each worker's
 // weights copied into one of the center's two receive buffers, the center into the worker's receive buffer,
 // then the elastic updates of center and worker. Each run is a child process (SimGrid allows one engine per
 // process; fresh memory for both), and the ratio is taken per pair.
@@ -12,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -21,6 +23,7 @@
 #include <functional>
 #include <iostream>
 
+#include "algorithms/collectives/plans.hpp"
 #include "algorithms/rules/vector_ops.hpp"
 #include "core/child_process.hpp"
 #include "experiments/bench/bench.hpp"
@@ -102,6 +105,21 @@ void simulated(const exp::Plan& plan) {
   sim::run_simulation(job);
 }
 
+// A plan's data movement between the members' buffers without messages: stage by stage, every member's
+// receives add or copy their chunks straight from the peer's buffer. In place, as the simulated ring's
+// borrowed sends read: none of its stages writes a chunk that the stage sends.
+void move_as_planned(const CollectivePlan& plan, std::vector<BigFloats>& data) {
+  for (int s = 0; s < plan.stages(0); ++s) {
+    for (int r = 0; r < plan.size(); ++r) {
+      for (const PlanRecv& m : plan.stage(r, s).recvs) {
+        const Slice to = Slice(data[static_cast<std::size_t>(r)]).sub(m.chunk.offset, m.chunk.count);
+        const Slice from = Slice(data[static_cast<std::size_t>(m.peer)]).sub(m.chunk.offset, m.chunk.count);
+        m.add ? rules::axpy(to, 1.0f, from) : rules::copy(to, from);
+      }
+    }
+  }
+}
+
 // The same steps in a plain loop (see the file comment). Ranks below first_worker_rank are servers.
 void bare(const exp::Plan& plan) {
   const model::TrainerSetup setup = exp::trainer_setup(plan);
@@ -116,10 +134,12 @@ void bare(const exp::Plan& plan) {
   const std::size_t n = x[0].size();
   const auto P = static_cast<std::size_t>(plan.workers);
   if (plan.algorithm == "allreduce_sgd") {
+    const collectives::RingPlan ring(collectives::RingKind::kAllreduce, plan.workers, n);
     for (std::int64_t step = 0; step < plan.steps; ++step) {
       for (std::size_t w = 0; w < P; ++w) workers[w]->forward_backward(x[w], g[w]);
-      for (std::size_t w = 1; w < P; ++w) rules::axpy(Slice(g[0]), 1.0f, Slice(g[w]));  // sum
-      for (std::size_t w = 1; w < P; ++w) rules::copy(Slice(g[w]), Slice(g[0]));        // to every rank
+      move_as_planned(ring, g);  // the sum on every rank
+      DTS_ASSERT(step > 0 || std::all_of(g.begin(), g.end(), [&](const BigFloats& v) { return v == g[0]; }),
+                 "bench overhead: the bare ring left the ranks with different sums");
       for (std::size_t w = 0; w < P; ++w) {
         rules::scale(Slice(g[w]), 1.0f / static_cast<float>(P));
         workers[w]->optimizer_step(x[w], g[w]);
@@ -170,6 +190,9 @@ int run_overhead(Options o) {
     if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
     const std::vector<exp::Plan> plans = exp::load_experiment(file, sets, exp::sim_reader());
     const exp::Plan& plan = plans.front();
+    if (algo == "allreduce_sgd" && plan.resolved.at("algorithm").value("allreduce", "ring") != "ring") {
+      throw InputError(file + ": algorithm.allreduce", "bench overhead's bare loop follows the ring's plan (ring)");
+    }
     std::vector<double> sim_s, bare_s, ratio, cpu_ratio;
     for (int r = 0; r < o.runs; ++r) {
       // Which of the pair runs first alternates: the first may meet memory the second finds already

@@ -63,6 +63,19 @@ TEST_CASE("dtsim bench overhead --quick: simulated and bare runs of both algorit
   REQUIRE_THAT(out, Catch::Contains("allreduce_sgd") && Catch::Contains("easgd_async"));
 }
 
+TEST_CASE("dtsim bench overhead: an allreduce other than the ring is an input error", "[golden]") {
+  // The bare loop runs the ring's plan: a tree's simulated run would be compared with another algorithm.
+  TempDir tmp;
+  auto exp = tiny_experiment();
+  exp.erase("variants");
+  exp["algorithm"]["allreduce"] = "tree";
+  write_json(tmp / "tiny.json", exp);
+  const auto r = run_dtsim("bench overhead --quick --algorithms allreduce_sgd --experiment " + (tmp / "tiny.json").string(),
+                           tmp / "");
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.err, Catch::Contains("algorithm.allreduce") && Catch::Contains("ring"));
+}
+
 TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[golden]") {
   TempDir tmp;
   const auto r = run_dtsim("bench kernels --quick --configs logreg:8", tmp / "");
