@@ -23,16 +23,14 @@ Group::Group(std::vector<Rank> members) : Group(Unique{}, std::move(members)) {
 }
 
 Group::Group(Unique, std::vector<Rank> members)
-    : Group(std::make_shared<const std::vector<Rank>>(std::move(members)), 0) {
-  hash_ = hash_ranks(*members_);
-}
-
-Group::Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash)
-    : members_(std::move(members)), hash_(hash) {
+    : members_(std::make_shared<const std::vector<Rank>>(std::move(members))), hash_(hash_ranks(*members_)) {
   const std::vector<Rank>& m = *members_;
   const bool consecutive = std::adjacent_find(m.begin(), m.end(), [](Rank a, Rank b) { return b != a + 1; }) == m.end();
   if (consecutive && !m.empty()) first_ = m.front();
 }
+
+Group::Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash, Rank first)
+    : members_(std::move(members)), hash_(hash), first_(first) {}
 
 Group Group::range(Rank first, int n) {
   // The last range asked for, kept (a process asks for one or two ranges, once per rank and call). A mutex:
@@ -42,7 +40,7 @@ Group Group::range(Rank first, int n) {
   static std::uint64_t last_hash = 0;
   const std::lock_guard<std::mutex> lock(mutex);
   if (last && last->size() == static_cast<std::size_t>(n) && (n == 0 || last->front() == first)) {
-    return Group(last, last_hash);
+    return Group(last, last_hash, n == 0 ? -1 : first);  // no scan: a range's members are consecutive
   }
   std::vector<Rank> m(static_cast<std::size_t>(n));
   std::iota(m.begin(), m.end(), first);

@@ -37,7 +37,7 @@ class Group {
  private:
   struct Unique {};  // members known to be distinct: no check
   Group(Unique, std::vector<Rank> members);
-  Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash);
+  Group(std::shared_ptr<const std::vector<Rank>> members, std::uint64_t hash, Rank first);  // as given
   std::shared_ptr<const std::vector<Rank>> members_;  // never null; shared by copies and equal ranges
   std::uint64_t hash_ = 0;
   Rank first_ = -1;  // members are first_, first_ + 1, ... in order; -1: they are not

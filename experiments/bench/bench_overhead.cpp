@@ -5,8 +5,8 @@
 // algorithm's messages make between the buffers its ranks own, without the messages, actors or snapshots, in
 // buffers of the same kind (huge pages). allreduce_sgd (ring): the ring's plan run stage by stage over the
 // workers' gradients, each receive an add or a copy of its chunk straight from the sending worker's buffer (the
-// chunks the simulated messages carry, in the order of their steps), then the average. easgd_async with tau = 1: each worker's
-// weights copied into one of the center's two receive buffers, the center into the worker's receive buffer,
+// chunks the simulated messages carry, in the order of their steps), then the average. easgd_async with tau = 1: each
+// worker's weights copied into one of the center's two receive buffers, the center into the worker's receive buffer,
 // then the elastic updates of center and worker. Each run is a child process (SimGrid allows one engine per
 // process; fresh memory for both), and the ratio is taken per pair.
 #include <omp.h>

@@ -70,8 +70,8 @@ TEST_CASE("dtsim bench overhead: an allreduce other than the ring is an input er
   exp.erase("variants");
   exp["algorithm"]["allreduce"] = "tree";
   write_json(tmp / "tiny.json", exp);
-  const auto r = run_dtsim("bench overhead --quick --algorithms allreduce_sgd --experiment " + (tmp / "tiny.json").string(),
-                           tmp / "");
+  const auto r = run_dtsim(
+      "bench overhead --quick --algorithms allreduce_sgd --experiment " + (tmp / "tiny.json").string(), tmp / "");
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Catch::Contains("algorithm.allreduce") && Catch::Contains("ring"));
 }

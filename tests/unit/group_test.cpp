@@ -8,11 +8,13 @@ namespace {
 
 TEST_CASE("Group::index_of: ranges, ranges built by hand, and members in any order", "[group]") {
   const Group range = Group::range(3, 4);
+  const Group again = Group::range(3, 4);  // the list kept from the call before: its first rank given, no scan
   const Group listed({3, 4, 5, 6});
   const Group shuffled({5, 3, 6, 4});
   for (Rank r = 0; r < 10; ++r) {
     const int expected = r >= 3 && r <= 6 ? r - 3 : -1;
     CHECK(range.index_of(r) == expected);
+    CHECK(again.index_of(r) == expected);
     CHECK(listed.index_of(r) == expected);
   }
   CHECK(shuffled.index_of(5) == 0);
