@@ -1,6 +1,7 @@
 // Compute on the simulator: every call advances the calling actor's simulated time by the device model's
 // cost (an execute() of the equivalent flops on the rank's host, so host speed profiles slow it down), and
-// with real numerics also runs the rank's Trainer (kernels on its data shard). A device whose data lives in
+// with real numerics also runs the rank's Trainer (kernels on its data shard; a plain forward-backward's at the
+// end of its time, where its results are read, a hooked one's before its hooks). A device whose data lives in
 // its node's host memory (papers/easgd_hpc.md §5.6, T5: host property dts_data_host) first copies the
 // minibatch from the CPU over PCIe. A scenario's stragglers and jitter stretch every charge of the ranks they
 // name (Scenario::stretch, with the rank's count of forward-backward passes as its step). Time goes to the categories
