@@ -178,21 +178,28 @@ int run_overhead(Options o) {
   if (o.quick) o.steps = 2, o.runs = 1;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   const std::string file = o.experiment.empty() ? default_experiment() : o.experiment;
+  std::vector<exp::Plan> plans;  // every algorithm's, read and checked before anything runs or prints
+  for (const std::string& algo : o.algorithms) {
+    if (algo != "allreduce_sgd" && algo != "easgd_async") {
+      throw InputError("--algorithms", "no bare loop for '" + algo + "' (allreduce_sgd, easgd_async)");
+    }
+    std::vector<std::string> sets{"variants=null", "run.epochs=null", "run.steps=" + std::to_string(o.steps),
+                                  "run.eval_every_steps=0", "algorithm.name=" + algo};
+    if (o.quick) sets.insert(sets.end(), {"algorithm.workers=2", "algorithm.batch_size=8"});
+    if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
+    plans.push_back(exp::load_experiment(file, sets, exp::sim_reader()).front());
+    if (algo == "allreduce_sgd" && plans.back().resolved.at("algorithm").value("allreduce", "ring") != "ring") {
+      throw InputError(file + ": algorithm.allreduce", "bench overhead's bare loop follows the ring's plan (ring)");
+    }
+  }
   std::cout << "dtsim bench overhead: wall seconds of " << o.steps << " steps per worker, simulated (real numerics) "
             << "against the same steps in a plain loop; median (min-max) of " << o.runs << " runs, "
             << omp_get_max_threads() << " OpenMP thread(s)\nexperiment: " << file << '\n';
   std::printf("%-14s %7s %6s  %-22s %-22s %-20s %-20s %s\n", "algorithm", "workers", "steps", "simulated wall s",
               "bare wall s", "ratio sim/bare wall", "ratio sim/bare CPU", "worker-step ms (sim, bare)");
-  for (const std::string& algo : o.algorithms) {
-    std::vector<std::string> sets{"variants=null", "run.epochs=null", "run.steps=" + std::to_string(o.steps),
-                                  "run.eval_every_steps=0", "algorithm.name=" + algo};
-    if (o.quick) sets.insert(sets.end(), {"algorithm.workers=2", "algorithm.batch_size=8"});
-    if (algo == "easgd_async") sets.push_back("algorithm.comm_period_steps=1");
-    const std::vector<exp::Plan> plans = exp::load_experiment(file, sets, exp::sim_reader());
-    const exp::Plan& plan = plans.front();
-    if (algo == "allreduce_sgd" && plan.resolved.at("algorithm").value("allreduce", "ring") != "ring") {
-      throw InputError(file + ": algorithm.allreduce", "bench overhead's bare loop follows the ring's plan (ring)");
-    }
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const std::string& algo = o.algorithms[i];
+    const exp::Plan& plan = plans[i];
     std::vector<double> sim_s, bare_s, ratio, cpu_ratio;
     for (int r = 0; r < o.runs; ++r) {
       // Which of the pair runs first alternates: the first may meet memory the second finds already

@@ -63,7 +63,9 @@ TEST_CASE("dtsim bench overhead --quick: simulated and bare runs of both algorit
   REQUIRE_THAT(out, Catch::Contains("allreduce_sgd") && Catch::Contains("easgd_async"));
 }
 
-TEST_CASE("dtsim bench overhead: an allreduce other than the ring is an input error", "[golden]") {
+TEST_CASE(
+    "dtsim bench overhead: an allreduce other than the ring, or an algorithm without a bare loop, is an input error",
+    "[golden]") {
   // The bare loop runs the ring's plan: a tree's simulated run would be compared with another algorithm.
   TempDir tmp;
   auto exp = tiny_experiment();
@@ -74,6 +76,10 @@ TEST_CASE("dtsim bench overhead: an allreduce other than the ring is an input er
       "bench overhead --quick --algorithms allreduce_sgd --experiment " + (tmp / "tiny.json").string(), tmp / "");
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.err, Catch::Contains("algorithm.allreduce") && Catch::Contains("ring"));
+  REQUIRE(slurp(tmp / "stdout.txt").empty());  // refused before the table's header
+  const auto unknown = run_dtsim("bench overhead --quick --algorithms allreduce_sgd,gossip_sgd", tmp / "");
+  REQUIRE(unknown.code == 2);
+  REQUIRE_THAT(unknown.err, Catch::Contains("no bare loop for 'gossip_sgd'"));
 }
 
 TEST_CASE("dtsim bench kernels: a model without a peer is an input error", "[golden]") {
