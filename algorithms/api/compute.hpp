@@ -47,7 +47,7 @@ class Compute {
   // and results as forward_backward followed by then(), which is what runs elsewhere.
   virtual float forward_backward_then(ConstSlice params, Slice grads, const std::function<void()>& then) {
     const float loss = forward_backward(params, grads);
-    then();
+    if (then) then();
     return loss;
   }
 
