@@ -2,17 +2,18 @@
 // allreduce runs layer by layer, each layer's as soon as back-propagation has produced it
 // (Compute::forward_backward_hooked, layer_ready), so that it overlaps the backward pass of the layers before it.
 // As the authors' code: one communication thread takes the layers in the order they become ready and runs a
-// blocking allreduce (SUM) of each; the sum is divided by P when applied. The thread is a chain of
-// activities, one per layer, each joining its predecessor before its allreduce: at most one allreduce in
-// flight, in queue order, exactly as one thread popping a queue (Node has no condition variable to wait on a
-// queue with). Mathematically allreduce_sgd: with the same allreduce, the tree and hypercube sum each float in
+// blocking allreduce (SUM) of each; the sum is divided by P when applied. The thread is an activity that
+// runs while layers wait (LayerQueue): at most one allreduce in flight, in queue order, exactly as one thread
+// popping a queue (Node has no condition variable to wait on a queue with). Mathematically allreduce_sgd: with the same allreduce, the tree and hypercube sum each float in
 // the same order whatever the slice, so the models are equal bit for bit; a ring splits each layer into its
 // own chunks, hence its own order of the additions (equal at P = 2, to rounding above).
 // "AGD every log(p) steps" (§3.3, average_every): local optimizer steps, and an allreduce average of the
 // weights every k steps and after the last one (momentum buffers stay local).
 // The paper's learning rate for AGD is the single-device rate x sqrt(P) (lr_scale, applied by the runner).
 #include <cmath>
+#include <deque>
 #include <memory>
+#include <mutex>
 
 #include "algorithms/algorithm.hpp"
 #include "algorithms/collectives/collectives.hpp"
@@ -36,20 +37,68 @@ void sum_over(const AgdConfig& cfg, Context& ctx, const Group& everyone, Slice d
   }
 }
 
+// The communication thread's queue. A layer that finds no activity draining it starts one, which sums the layers
+// in order until none waits, then ends: one activity per burst of layers, where an activity per layer held the
+// stacks of a whole backward pass at once (1 MiB each; 161 layers of ResNet-50 on every rank).
+class LayerQueue {
+ public:
+  LayerQueue(const AgdConfig& cfg, Context& ctx, const Group& everyone)
+      : cfg_(cfg), ctx_(ctx), everyone_(everyone), lock_(ctx.node.make_mutex()) {}
+  LayerQueue(const LayerQueue&) = delete;
+  LayerQueue& operator=(const LayerQueue&) = delete;
+
+  // From the rank's own activity.
+  void push(Slice layer) {
+    std::unique_ptr<Activity> ended;
+    {
+      const std::lock_guard<Mutex> hold(*lock_);
+      pending_.push_back(layer);
+      if (draining_) return;
+      draining_ = true;
+      ended = std::move(drainer_);  // found the queue empty and ends (or has ended)
+    }
+    if (ended) ended->join();
+    drainer_ = ctx_.node.spawn("agd-allreduce", [this] { drain(); });
+  }
+  // Waits until every layer pushed is summed.
+  void finish() {
+    if (drainer_) drainer_->join();
+    drainer_.reset();
+  }
+
+ private:
+  void drain() {
+    for (;;) {
+      Slice layer;
+      {
+        const std::lock_guard<Mutex> hold(*lock_);
+        if (pending_.empty()) {
+          draining_ = false;
+          return;
+        }
+        layer = pending_.front();
+        pending_.pop_front();
+      }
+      sum_over(cfg_, ctx_, everyone_, layer, tags::kAgdLayer);
+    }
+  }
+
+  const AgdConfig& cfg_;
+  Context& ctx_;
+  const Group& everyone_;
+  std::unique_ptr<Mutex> lock_;
+  std::deque<Slice> pending_;
+  bool draining_ = false;
+  std::unique_ptr<Activity> drainer_;
+};
+
 // One step of layer-wise AGD: grads ends as the sum over the workers.
-float layerwise_step(const AgdConfig& cfg, Context& ctx, const Group& everyone,
-                     const std::vector<model::GradLayer>& layers, ConstSlice params, Slice grads) {
-  std::shared_ptr<Activity> last;  // the communication thread's latest allreduce
+float layerwise_step(LayerQueue& queue, const std::vector<model::GradLayer>& layers, Compute& compute,
+                     ConstSlice params, Slice grads) {
   Compute::StepHooks hooks;
-  hooks.layer_ready = [&](std::size_t l) {
-    const Slice layer = grads.sub(layers[l].offset, layers[l].count);
-    last = ctx.node.spawn("agd-allreduce-" + layers[l].name, [&cfg, &ctx, &everyone, layer, prev = std::move(last)] {
-      if (prev) prev->join();  // the queue's order: one allreduce at a time
-      sum_over(cfg, ctx, everyone, layer, tags::kAgdLayer);
-    });
-  };
-  const float loss = ctx.compute.forward_backward_hooked(params, grads, hooks);
-  if (last) last->join();  // after the backward pass: wait for the last layer's allreduce
+  hooks.layer_ready = [&](std::size_t l) { queue.push(grads.sub(layers[l].offset, layers[l].count)); };
+  const float loss = compute.forward_backward_hooked(params, grads, hooks);
+  queue.finish();  // after the backward pass: wait for the last layer's allreduce
   return loss;
 }
 
@@ -60,13 +109,14 @@ void agd_rank(Context& ctx, const AgdConfig& cfg) {
   Vec params = compute.make_vec(), grads = compute.make_vec();
   compute.init_params(params);  // same seed, same model on every rank
   const float inv_p = 1.0f / static_cast<float>(everyone.size());
+  LayerQueue queue(cfg, ctx, everyone);
   if (ctx.comm.rank() == 0 && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, params);
 
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     const bool last = step + 1 == ctx.steps;
     float loss = 0;
     if (cfg.average_every == 0) {
-      loss = layerwise_step(cfg, ctx, everyone, layers, params, grads);  // 1-2. gradients, summed per layer
+      loss = layerwise_step(queue, layers, compute, params, grads);  // 1-2. gradients, summed per layer
       rules::scale(grads, inv_p);                                        // 3. average
       compute.charge_elementwise(grads.count(), 2);
       compute.optimizer_step(params, grads);  // 4. identical update everywhere

@@ -81,6 +81,23 @@ TEST_CASE("agd: the per-layer allreduce overlaps the backward pass", "[algorithm
   REQUIRE(agd["bytes_sent"] == sgd["bytes_sent"]);  // the same data, in four allreduces
 }
 
+TEST_CASE("agd: layers that wait for the communication thread go one at a time, in order, back to back", "[algorithms]") {
+  /* The overlap test's run on a network four times slower: a layer's ring allreduce takes
+   * 2 (P - 1) (20 us + 1 MB / 4 / 250 MB/s) ~ 6.1 ms, longer than a layer's backward (1.7 ms), so layers queue up
+   * behind the first: the first is ready at 10 / 3 + 10 * 2 / 3 / 4 = 5 ms, then the four allreduces run one after
+   * the other (one activity drains the queue); a step ends after them. */
+  auto run = quadratic_run("agd", 4, {{"allreduce", "ring"}});
+  run.problem.dim = 1'000'000;
+  run.problem.blocks = 4;
+  run.problem.step_time_s = 10e-3;
+  run.steps = 3;
+  run.platform = dts::test::pinned_star(4, 2e9, 10e-6);
+  const auto agd = dts::test::run_quadratic(run);
+  REQUIRE(!agd.contains("error"));
+  const double layer = 2 * 3 * (2 * 10e-6 + 0.25e6 / 250e6);
+  REQUIRE(agd["end_s"].get<double>() == Approx(3 * (5e-3 + 4 * layer)).epsilon(1e-3));
+}
+
 TEST_CASE("agd average_every: local steps, weights averaged every log2(P) steps", "[algorithms]") {
   /* In details:
    *   o 8 workers, 12 steps: log_p averages every 3 steps, 4 ring allreduces of the weights against 12 of
