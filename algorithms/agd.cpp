@@ -4,12 +4,12 @@
 // As the authors' code: one communication thread takes the layers in the order they become ready and runs a
 // blocking allreduce (SUM) of each; the sum is divided by P when applied. The thread is an activity that
 // runs while layers wait (LayerQueue): at most one allreduce in flight, in queue order, exactly as one thread
-// popping a queue (Node has no condition variable to wait on a queue with). Mathematically allreduce_sgd: with the same allreduce, the tree and hypercube sum each float in
-// the same order whatever the slice, so the models are equal bit for bit; a ring splits each layer into its
-// own chunks, hence its own order of the additions (equal at P = 2, to rounding above).
-// "AGD every log(p) steps" (§3.3, average_every): local optimizer steps, and an allreduce average of the
-// weights every k steps and after the last one (momentum buffers stay local).
-// The paper's learning rate for AGD is the single-device rate x sqrt(P) (lr_scale, applied by the runner).
+// popping a queue (Node has no condition variable to wait on a queue with). Mathematically allreduce_sgd: with the same
+// allreduce, the tree and hypercube sum each float in the same order whatever the slice, so the models are equal bit
+// for bit; a ring splits each layer into its own chunks, hence its own order of the additions (equal at P = 2, to
+// rounding above). "AGD every log(p) steps" (§3.3, average_every): local optimizer steps, and an allreduce average of
+// the weights every k steps and after the last one (momentum buffers stay local). The paper's learning rate for AGD is
+// the single-device rate x sqrt(P) (lr_scale, applied by the runner).
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -117,7 +117,7 @@ void agd_rank(Context& ctx, const AgdConfig& cfg) {
     float loss = 0;
     if (cfg.average_every == 0) {
       loss = layerwise_step(queue, layers, compute, params, grads);  // 1-2. gradients, summed per layer
-      rules::scale(grads, inv_p);                                        // 3. average
+      rules::scale(grads, inv_p);                                    // 3. average
       compute.charge_elementwise(grads.count(), 2);
       compute.optimizer_step(params, grads);  // 4. identical update everywhere
     } else {

@@ -81,7 +81,8 @@ TEST_CASE("agd: the per-layer allreduce overlaps the backward pass", "[algorithm
   REQUIRE(agd["bytes_sent"] == sgd["bytes_sent"]);  // the same data, in four allreduces
 }
 
-TEST_CASE("agd: layers that wait for the communication thread go one at a time, in order, back to back", "[algorithms]") {
+TEST_CASE("agd: layers that wait for the communication thread go one at a time, in order, back to back",
+          "[algorithms]") {
   /* The overlap test's run on a network four times slower: a layer's ring allreduce takes
    * 2 (P - 1) (20 us + 1 MB / 4 / 250 MB/s) ~ 6.1 ms, longer than a layer's backward (1.7 ms), so layers queue up
    * behind the first: the first is ready at 10 / 3 + 10 * 2 / 3 / 4 = 5 ms, then the four allreduces run one after
