@@ -55,7 +55,8 @@ void sync_rank(Context& ctx, const PairwiseConfig& cfg, const std::shared_ptr<Go
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     const std::int64_t update = step + 1;
     const float loss = compute.forward_backward(params, grads);
-    const std::vector<Rank> choices = control.choices(update);
+    const Choices held = control.choices(update);
+    const std::vector<Rank>& choices = *held;
     const Rank own = choices[static_cast<std::size_t>(me)];
     initiated += own >= 0 ? 1 : 0;
     std::vector<Rank> send_to, recv_from;

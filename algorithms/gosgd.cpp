@@ -63,9 +63,8 @@ void gosgd_rank(Context& ctx, const GosgdConfig& cfg, const std::shared_ptr<Goss
     const std::int64_t update = step + 1;
     const float loss = compute.forward_backward(params, grads);
     compute.optimizer_step(params, grads);
-    std::vector<Rank> choices;
-    if (!async) choices = control->choices(update);
-    const Rank own = async ? gossip_choice(cfg.keys.schedule, W, me, update) : choices[static_cast<std::size_t>(me)];
+    const Choices choices = async ? nullptr : control->choices(update);
+    const Rank own = async ? gossip_choice(cfg.keys.schedule, W, me, update) : (*choices)[static_cast<std::size_t>(me)];
     if (own >= 0) {
       ++initiated;
       w *= 0.5f;
@@ -78,7 +77,7 @@ void gosgd_rank(Context& ctx, const GosgdConfig& cfg, const std::shared_ptr<Goss
       inbox->poll(mix_arrived);
       std::erase_if(sends, [](Request& r) { return r.test(); });
     } else {
-      const std::vector<Rank> from = gossip_choosers(choices, me);
+      const std::vector<Rank> from = gossip_choosers(*choices, me);
       std::vector<Request> recvs;
       for (std::size_t k = 0; k < from.size(); ++k) {
         while (theirs.size() <= k) {

@@ -41,10 +41,10 @@ std::vector<Rank> gossip_partners(std::span<const Rank> choices, Rank i) {
   return k;
 }
 
-const std::vector<Rank>& GossipChoiceCache::choices(int W, std::int64_t update) {
+Choices GossipChoiceCache::choices(int W, std::int64_t update) {
   auto it = by_update_.find(update);
   if (it == by_update_.end()) {
-    it = by_update_.emplace(update, gossip_choices(s_, W, update)).first;
+    it = by_update_.emplace(update, std::make_shared<const std::vector<Rank>>(gossip_choices(s_, W, update))).first;
     while (by_update_.begin()->first < update - kKeep) by_update_.erase(by_update_.begin());
   }
   return it->second;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -34,15 +35,19 @@ std::vector<Rank> gossip_choosers(std::span<const Rank> choices, Rank i);
 
 // gossip_choices of the last few updates, shared by the ranks of one process (every rank of a simulation), so
 // that W ranks do not each draw the same W choices. Ranks far apart in updates only draw again.
+// Every worker's choice of one update, held by the ranks using it (W ranks each holding their own copy of W
+// choices while they exchange: 1 GB at 16,384).
+using Choices = std::shared_ptr<const std::vector<Rank>>;
+
 class GossipChoiceCache {
  public:
   explicit GossipChoiceCache(GossipSchedule s) : s_(s) {}
-  const std::vector<Rank>& choices(int W, std::int64_t update);
+  Choices choices(int W, std::int64_t update);
 
  private:
   static constexpr std::int64_t kKeep = 64;
   GossipSchedule s_;
-  std::map<std::int64_t, std::vector<Rank>> by_update_;
+  std::map<std::int64_t, Choices> by_update_;
 };
 
 }  // namespace dts

@@ -32,20 +32,25 @@ GossipControl::GossipControl(Context& ctx, const GossipKeys& keys, std::shared_p
       keys_(keys),
       cache_(std::move(cache)),
       one_(1, true),
-      all_(static_cast<std::size_t>(ctx.comm.size()), true) {}
+      all_(static_cast<std::size_t>(ctx.comm.size()), ctx.compute.real()) {}
 
-std::vector<Rank> GossipControl::choices(std::int64_t update) {
+Choices GossipControl::choices(std::int64_t update) {
   const int W = ctx_.comm.size();
   if (keys_.sync == GossipSync::kShared) return cache_->choices(W, update);
   // global: the code's barrier, then every worker announces its choice in one float (ring chunk i of W floats
-  // is exactly element i).
+  // is exactly element i). In modeled numerics the gather carries no values (W floats on each of W ranks, 17 GB
+  // at 65,536): every worker's choice is the shared draw's, which is what it announces.
   const Group group = Group::range(0, W);
   collectives::tree_allreduce(ctx_.comm, ctx_.compute, group, one_, tags::kGossipBarrier);
   const Rank me = ctx_.comm.rank();
+  if (!all_.real()) {
+    collectives::ring_allgather(ctx_.comm, group, all_, tags::kGossipChoices);
+    return cache_->choices(W, update);
+  }
   all_.data()[static_cast<std::size_t>(me)] = static_cast<float>(gossip_choice(keys_.schedule, W, me, update));
   collectives::ring_allgather(ctx_.comm, group, all_, tags::kGossipChoices);
-  std::vector<Rank> c(static_cast<std::size_t>(W));
-  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<Rank>(all_.data()[i]);
+  auto c = std::make_shared<std::vector<Rank>>(static_cast<std::size_t>(W));
+  for (std::size_t i = 0; i < c->size(); ++i) (*c)[i] = static_cast<Rank>(all_.data()[i]);
   return c;
 }
 

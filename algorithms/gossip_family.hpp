@@ -43,8 +43,9 @@ GossipKeys read_gossip_keys(ConfigReader& r);
 class GossipControl {
  public:
   GossipControl(Context& ctx, const GossipKeys& keys, std::shared_ptr<GossipChoiceCache> cache);
-  // global: a barrier, then an all_gather of the choices (the gathered values are used); shared: drawn here.
-  std::vector<Rank> choices(std::int64_t update);
+  // global: a barrier, then an all_gather of the choices (the gathered values are used; in modeled numerics
+  // the gather carries none and they are drawn here); shared: drawn here.
+  Choices choices(std::int64_t update);
 
  private:
   Context& ctx_;

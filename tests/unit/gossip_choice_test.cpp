@@ -74,7 +74,7 @@ TEST_CASE("gossip_partners: the distribution of |K_i| of the specification's tab
   std::array<double, 4> freq{};
   const int updates = 40000;
   for (std::int64_t u = 1; u <= updates; ++u) {
-    const auto& c = cache.choices(row.W, u);
+    const auto& c = *cache.choices(row.W, u);
     for (Rank i = 0; i < row.W; ++i) freq[std::min<std::size_t>(gossip_partners(c, i).size(), 3)] += 1;
   }
   for (std::size_t k = 0; k < 4; ++k) CHECK(freq[k] / (updates * row.W) == Approx(row.probs[k]).margin(0.01));
