@@ -39,7 +39,7 @@ void sum_over(const AgdConfig& cfg, Context& ctx, const Group& everyone, Slice d
 
 // The communication thread's queue. A layer that finds no activity draining it starts one, which sums the layers
 // in order until none waits, then ends: one activity per burst of layers, where an activity per layer held the
-// stacks of a whole backward pass at once (1 MiB each; 161 layers of ResNet-50 on every rank).
+// stacks of a whole backward pass at once (1 MiB each; 107 layers of ResNet-50 on every rank).
 class LayerQueue {
  public:
   LayerQueue(const AgdConfig& cfg, Context& ctx, const Group& everyone)
