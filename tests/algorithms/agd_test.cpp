@@ -22,6 +22,18 @@ AlgoRun quadratic_run(const char* algorithm, int P, nlohmann::json config) {
   return run;
 }
 
+// The layer-wise tests' run: 4 workers, 1e6 parameters in 4 layers (4 MB), 10 ms of compute per step, 3 steps,
+// a ring allreduce, on a star of `link_bps` (bits per second) with 10 us links.
+AlgoRun layered_run(double link_bps) {
+  auto run = quadratic_run("agd", 4, {{"allreduce", "ring"}});
+  run.problem.dim = 1'000'000;
+  run.problem.blocks = 4;
+  run.problem.step_time_s = 10e-3;
+  run.steps = 3;
+  run.platform = dts::test::pinned_star(4, link_bps, 10e-6);
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("agd ends on allreduce_sgd's model with the same allreduce", "[algorithms]") {
@@ -63,12 +75,7 @@ TEST_CASE("agd: the per-layer allreduce overlaps the backward pass", "[algorithm
    *   o agd: the first three layers' allreduces (~1.6 ms each) hide under the next layers' backward; only the
    *     last layer's is exposed: ~11.5 ms a step, never below the 10 ms of compute
    */
-  auto run = quadratic_run("agd", 4, {{"allreduce", "ring"}});
-  run.problem.dim = 1'000'000;
-  run.problem.blocks = 4;
-  run.problem.step_time_s = 10e-3;
-  run.steps = 3;
-  run.platform = dts::test::pinned_star(4, 8e9, 10e-6);
+  auto run = layered_run(8e9);
   const auto agd = dts::test::run_quadratic(run);
   run.algorithm = "allreduce_sgd";
   const auto sgd = dts::test::run_quadratic(run);
@@ -87,12 +94,7 @@ TEST_CASE("agd: layers that wait for the communication thread go one at a time, 
    * 2 (P - 1) (20 us + 1 MB / 4 / 250 MB/s) ~ 6.1 ms, longer than a layer's backward (1.7 ms), so layers queue up
    * behind the first: the first is ready at 10 / 3 + 10 * 2 / 3 / 4 = 5 ms, then the four allreduces run one after
    * the other (one activity drains the queue); a step ends after them. */
-  auto run = quadratic_run("agd", 4, {{"allreduce", "ring"}});
-  run.problem.dim = 1'000'000;
-  run.problem.blocks = 4;
-  run.problem.step_time_s = 10e-3;
-  run.steps = 3;
-  run.platform = dts::test::pinned_star(4, 2e9, 10e-6);
+  const auto run = layered_run(2e9);
   const auto agd = dts::test::run_quadratic(run);
   REQUIRE(!agd.contains("error"));
   const double layer = 2 * 3 * (2 * 10e-6 + 0.25e6 / 250e6);
