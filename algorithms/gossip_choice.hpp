@@ -33,12 +33,12 @@ std::vector<Rank> gossip_partners(std::span<const Rank> choices, Rank i);
 // The workers that chose i, ascending.
 std::vector<Rank> gossip_choosers(std::span<const Rank> choices, Rank i);
 
-// gossip_choices of the last few updates, shared by the ranks of one process (every rank of a simulation), so
-// that W ranks do not each draw the same W choices. Ranks far apart in updates only draw again.
 // Every worker's choice of one update, held by the ranks using it (W ranks each holding their own copy of W
 // choices while they exchange: 1 GB at 16,384).
 using Choices = std::shared_ptr<const std::vector<Rank>>;
 
+// gossip_choices of the last few updates, shared by the ranks of one process (every rank of a simulation), so
+// that W ranks do not each draw the same W choices. Ranks far apart in updates only draw again.
 class GossipChoiceCache {
  public:
   explicit GossipChoiceCache(GossipSchedule s) : s_(s) {}

@@ -42,11 +42,11 @@ Choices GossipControl::choices(std::int64_t update) {
   // at 65,536): every worker's choice is the shared draw's, which is what it announces.
   const Group group = Group::range(0, W);
   collectives::tree_allreduce(ctx_.comm, ctx_.compute, group, one_, tags::kGossipBarrier);
-  const Rank me = ctx_.comm.rank();
   if (!all_.real()) {
     collectives::ring_allgather(ctx_.comm, group, all_, tags::kGossipChoices);
     return cache_->choices(W, update);
   }
+  const Rank me = ctx_.comm.rank();
   all_.data()[static_cast<std::size_t>(me)] = static_cast<float>(gossip_choice(keys_.schedule, W, me, update));
   collectives::ring_allgather(ctx_.comm, group, all_, tags::kGossipChoices);
   auto c = std::make_shared<std::vector<Rank>>(static_cast<std::size_t>(W));
