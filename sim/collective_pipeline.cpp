@@ -26,16 +26,10 @@ std::pair<std::size_t, std::size_t> step_floats(const CollectivePlan& plan, int 
 // The sums in the message version's order: its steps one after the other, every member receiving what its
 // left neighbour sends. Within a step no member writes the chunk it sends, so the chunks are read in place.
 void CollectiveSim::pipeline_math(Instance& inst, const CollectivePlan& plan, int steps) const {
-  const int P = static_cast<int>(inst.members.size());
-  for (int s = 0; s < steps; ++s) {
-    for (int r = 0; r < P; ++r) {
-      const PlanStage st = plan.stage(r, s);
-      const PlanRecv& m = st.recvs.front();
-      const Slice into = inst.members[static_cast<std::size_t>(r)].data.sub(m.chunk.offset, m.chunk.count);
-      const ConstSlice from = inst.members[static_cast<std::size_t>(m.peer)].data.sub(m.chunk.offset, m.chunk.count);
-      m.add ? rules::axpy(into, 1.0f, from) : rules::copy(into, from);
-    }
-  }
+  std::vector<Slice> data;
+  data.reserve(inst.members.size());
+  for (const Member& m : inst.members) data.push_back(m.data);
+  move_in_place(plan, data, steps);
 }
 
 int CollectiveSim::pipeline_flow_steps(int P, int count) const {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "algorithms/api/group.hpp"
@@ -77,6 +78,12 @@ class CollectivePlan {
   virtual PlanStage stage(int member, int s) const = 0;
   virtual const RingPipeline* ring_pipeline() const { return nullptr; }
 };
+
+// A plan's data movement without messages, in the message version's order: stages [0, stages) one after the
+// other, in each every member's receives adding or copying their chunks straight from the sending member's data
+// (`data`: the members' buffers, by group index). In place, so only for plans whose stages never write a chunk
+// that they send (a ring's): the collective fidelity's sums of a ring pipeline, `dtsim bench overhead`'s ring.
+void move_in_place(const CollectivePlan& plan, std::span<const Slice> data, int stages);
 
 // One member's run of a plan. Every member of the group runs the same plan (same name, group, count, tag)
 // in the same order.

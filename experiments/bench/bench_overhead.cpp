@@ -105,21 +105,6 @@ void simulated(const exp::Plan& plan) {
   sim::run_simulation(job);
 }
 
-// A plan's data movement between the members' buffers without messages: stage by stage, every member's
-// receives add or copy their chunks straight from the peer's buffer. In place, as the simulated ring's
-// borrowed sends read: none of its stages writes a chunk that the stage sends.
-void move_as_planned(const CollectivePlan& plan, std::vector<BigFloats>& data) {
-  for (int s = 0; s < plan.stages(0); ++s) {
-    for (int r = 0; r < plan.size(); ++r) {
-      for (const PlanRecv& m : plan.stage(r, s).recvs) {
-        const Slice to = Slice(data[static_cast<std::size_t>(r)]).sub(m.chunk.offset, m.chunk.count);
-        const Slice from = Slice(data[static_cast<std::size_t>(m.peer)]).sub(m.chunk.offset, m.chunk.count);
-        m.add ? rules::axpy(to, 1.0f, from) : rules::copy(to, from);
-      }
-    }
-  }
-}
-
 // The same steps in a plain loop (see the file comment). Ranks below first_worker_rank are servers.
 void bare(const exp::Plan& plan) {
   const model::TrainerSetup setup = exp::trainer_setup(plan);
@@ -135,9 +120,11 @@ void bare(const exp::Plan& plan) {
   const auto P = static_cast<std::size_t>(plan.workers);
   if (plan.algorithm == "allreduce_sgd") {
     const collectives::RingPlan ring(collectives::RingKind::kAllreduce, plan.workers, n);
+    std::vector<Slice> grads;  // the ring's members' buffers
+    for (BigFloats& v : g) grads.emplace_back(v);
     for (std::int64_t step = 0; step < plan.steps; ++step) {
       for (std::size_t w = 0; w < P; ++w) workers[w]->forward_backward(x[w], g[w]);
-      move_as_planned(ring, g);  // the sum on every rank
+      move_in_place(ring, grads, ring.steps());  // the sum on every rank, as the simulated ring's borrowed sends
       DTS_ASSERT(step > 0 || std::all_of(g.begin(), g.end(), [&](const BigFloats& v) { return v == g[0]; }),
                  "bench overhead: the bare ring left the ranks with different sums");
       for (std::size_t w = 0; w < P; ++w) {
