@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <span>
 
 #include "algorithms/api/collective_only_compute.hpp"
 #include "algorithms/collectives/quorum_allreduce.hpp"
@@ -35,7 +36,7 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
   const Group everyone = Group::range(0, comm.size());
   const int P = comm.size();
   const float expect = static_cast<float>(P * (P + 1) / 2);
-  std::vector<float> buffer(max_bytes / sizeof(float));
+  std::vector<float> buffer(max_bytes / sizeof(float)), mpi_result(buffer.size());
   Round round = 0;  // grid: every call a round of its own, on tags of its own (it gives up their old rounds)
   collectives::QuorumBuffers grid_buffers;
 
@@ -46,7 +47,14 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
     for (const std::string& algo : spec.algos) {
       std::function<void()> call;
       float want = expect;
-      if (algo == "grid") {
+      std::span<const float> result = data.data;
+      if (algo == "mpi") {  // the peer's call, out of place, in these processes
+        result = std::span<const float>(mpi_result).first(n);
+        call = [&] {
+          DTS_MPI_CHECK(MPI_Allreduce(data.data.data(), mpi_result.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                                      MPI_COMM_WORLD));
+        };
+      } else if (algo == "grid") {
         want = expect * (1.0f / static_cast<float>(P));  // a mean; exact for rank + 1 at small P
         call = [&] {
           collectives::quorum_allreduce(comm, &compute, everyone, data, {kBenchTag + 1, kBenchTag + 2}, ++round, {},
@@ -64,7 +72,7 @@ std::vector<AllreduceTiming> time_allreduce(const MpiSession& session, const All
       //    grid).
       std::fill(data.data.begin(), data.data.end(), static_cast<float>(comm.rank() + 1));
       call();
-      const bool ok = std::all_of(data.data.begin(), data.data.end(), [&](float v) { return v == want; });
+      const bool ok = std::all_of(result.begin(), result.end(), [&](float v) { return v == want; });
       t.result_ok = session.min_over_ranks(ok ? 1 : 0) == 1;
       // 2. Warm-up 2 on zeros, which stay zeros however often they are summed.
       std::fill(data.data.begin(), data.data.end(), 0.0f);

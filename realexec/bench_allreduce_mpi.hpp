@@ -6,7 +6,9 @@
 // The collectives are in place (the peer is out of place): the buffer holds rank + 1 for the check, zeros
 // while timed, so that repeated sums stay finite. Besides the allreduces, `grid`: BIDMach's line round
 // (collectives/quorum_allreduce.hpp) over all ranks as one line, every quorum at 1, chunks of 20,000 floats;
-// it averages, so its check is the mean.
+// it averages, so its check is the mean. And `mpi`: MPI_Allreduce itself, called as the peer calls it (out of
+// place, on MPI_COMM_WORLD) in the same processes, so that a ratio to it is free of what differs between two
+// runs (on a VM, a process's speed can be set at its start: 2026-11-28).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,7 @@ namespace dts::mpi {
 
 struct AllreduceBenchSpec {
   std::vector<std::uint64_t> sizes_bytes;  // each a positive multiple of 4 (floats)
-  std::vector<std::string> algos;          // ring, tree, hypercube, grid
+  std::vector<std::string> algos;          // ring, tree, hypercube, grid, mpi
   int reps = 7;
   double budget_s = 2.1;  // per size and algorithm, over all repetitions
 };

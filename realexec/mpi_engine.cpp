@@ -156,9 +156,9 @@ std::shared_ptr<Op> Engine::post_recv(std::vector<Rank> srcs, Tag tag, Slice buf
 }
 
 void Engine::complete_recv(Op& op) {
-  if (op.add && !op.landing.empty()) {
-    rules::axpy(op.buf, 1.0f, std::span<const float>(op.landing));
-    op.landing = {};
+  if (op.landing) {
+    rules::axpy(op.buf, 1.0f, ConstSlice(std::span<const float>(op.landing.get(), op.buf.count)));
+    op.landing.reset();
   }
   bytes_received_ += sizeof(float) * op.buf.count;
   op.status = Status::kOk;
@@ -194,8 +194,8 @@ void Engine::progress() {
     const bool lost = peer_failed_[static_cast<std::size_t>(st.MPI_SOURCE)];
     if (const std::shared_ptr<Op> op = lost ? nullptr : match_.take_receive(env)) {
       op->source = env.src;
-      if (op->add) op->landing.resize(static_cast<std::size_t>(count));
-      float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.data() : op->buf.data.data();
+      if (op->add && count > 0) op->landing.reset(new float[static_cast<std::size_t>(count)]);  // MPI fills it
+      float* p = count == 0 ? &zero_length_dummy : op->add ? op->landing.get() : op->buf.data.data();
       DTS_MPI_CHECK(MPI_Imrecv(p, count, MPI_FLOAT, &msg, &op->req));
       in_flight_.push_back(op);
     } else {

@@ -43,8 +43,8 @@ struct PlanRecv {
 struct PlanStage {
   std::vector<PlanSend> sends;
   std::vector<PlanRecv> recvs;
-  // The receives may write what the sends read: the sends are posted first and copied at posting (unless
-  // the caller's SendOptions borrow). Otherwise receives are posted first and sends read in place.
+  // The receives may write what the sends read: the sends are posted first, and the receives land apart until
+  // the stage's sends are done (never with a quorum). Otherwise receives are posted first. Sends read in place.
   bool sends_first = false;
   // 0: the stage waits for every receive. k > 0: for k of them; the receives complete by then are taken
   // (added or copied, in the order they arrived: k or more), the others cancelled. Only in a numbered call:
@@ -96,7 +96,6 @@ struct PlanCall {
   ConstSlice send;  // the separate input of sends `from_input`
   // Bytes charged for a message of all data.count floats, proportionally for smaller ones (default 4 per float).
   std::optional<std::uint64_t> modeled_bytes;
-  bool borrow = false;  // sends_first stages: the caller leaves what they send unchanged until they complete
   Tag tag = 0;
   // A numbered call: every member calls it with the same round, in rising rounds per tag (a member may skip
   // a round: then it gives up the round itself, Comm::drop_stale). Unnumbered calls pair in each member's

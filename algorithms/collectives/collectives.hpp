@@ -48,15 +48,15 @@ void tree_broadcast(Comm& comm, const Group& group, Slice data, int root, Tag ta
 
 // Both directions between two partners at once, as gossip algorithms do: sends `mine` to `peer` and
 // receives the peer's vector into `theirs` (same count; they may alias). Both partners call it.
-void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag, const SendOptions& opts = {});
+// modeled_bytes: SendOptions::modeled_bytes.
+void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag,
+                       std::optional<std::uint64_t> modeled_bytes = std::nullopt);
 
 // How a member runs a plan (run_plan).
 struct PlanOptions {
   ConstSlice send;  // the input of sends `from_input`
-  // Bytes charged for a message of all data.count floats (default 4 per float), and borrow for the stages that
-  // send first (SendOptions).
+  // Bytes charged for a message of all data.count floats (default 4 per float).
   std::optional<std::uint64_t> modeled_bytes;
-  bool borrow = false;
   // An operation with a peer that failed ends, not the plan (the same posts and waits in the same order go on);
   // run_plan then returns false. Without it a failed peer throws. The collective fidelity has no failures.
   bool survive = false;

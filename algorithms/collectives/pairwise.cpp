@@ -1,5 +1,5 @@
-// Pairwise exchange: both directions between two partners at once (a gossip step). Two messages, sent
-// before receiving so that the send's snapshot is taken before the receive can write an aliased buffer.
+// Pairwise exchange: both directions between two partners at once (a gossip step). Two messages in a stage that
+// sends first: the receive may write an aliased buffer, so it lands apart until the send is done (run_plan).
 #include <algorithm>
 
 #include "algorithms/collectives/collectives.hpp"
@@ -15,14 +15,14 @@ PlanStage PairwisePlan::stage(int member, int) const {
   return st;
 }
 
-void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag, const SendOptions& opts) {
+void pairwise_exchange(Comm& comm, Rank peer, ConstSlice mine, Slice theirs, Tag tag,
+                       std::optional<std::uint64_t> modeled_bytes) {
   DTS_ASSERT(mine.count == theirs.count, "pairwise_exchange: both directions carry the same count");
   DTS_ASSERT(peer != comm.rank(), "pairwise_exchange with oneself");
   const Group pair({std::min(comm.rank(), peer), std::max(comm.rank(), peer)});
   PlanOptions o;
   o.send = mine;
-  o.modeled_bytes = opts.modeled_bytes;
-  o.borrow = opts.borrow;
+  o.modeled_bytes = modeled_bytes;
   run_plan(comm, nullptr, pair, PairwisePlan(theirs.count), theirs, tag, o);
 }
 

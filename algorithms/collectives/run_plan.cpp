@@ -1,8 +1,11 @@
 // The plans' interpreter over Comm: each stage as non-blocking messages, in the order the plan's contract
 // gives (collective_plan.hpp). With a collective engine (the simulator's `collective` fidelity) the whole
 // plan goes to it instead.
+#include <memory>
+
 #include "algorithms/api/compute.hpp"
 #include "algorithms/collectives/collectives.hpp"
+#include "algorithms/rules/vector_ops.hpp"
 
 namespace dts::collectives {
 
@@ -19,7 +22,6 @@ bool run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
                 .data = data,
                 .send = opts.send,
                 .modeled_bytes = opts.modeled_bytes,
-                .borrow = opts.borrow,
                 .tag = tag,
                 .round = opts.round,
                 .compute = compute};
@@ -45,22 +47,47 @@ bool run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
   };
   std::vector<Request> rx, tx;
   std::vector<char> taken;
+  std::vector<Slice> into;         // each receive's buffer: its chunk of data, or its place in `apart`
+  std::unique_ptr<float[]> apart;  // see below; uninitialized, MPI or the simulator fills it
+  std::size_t apart_floats = 0;
   for (int s = 0, stages = plan.stages(me); s < stages; ++s) {
     const PlanStage st = plan.stage(me, s);
     DTS_ASSERT(st.quorum <= st.recvs.size(), std::string(plan.name()) + ": a quorum larger than the receives");
     DTS_ASSERT(st.quorum == 0 || opts.round, std::string(plan.name()) + ": a quorum stage needs a numbered round");
+    DTS_ASSERT(!st.sends_first || st.quorum == 0, std::string(plan.name()) + ": a quorum in a stage that sends first");
+    // A stage whose receives may write what its sends read, in real numerics: the receives land apart and go
+    // into data (added or copied, in post order) once the sends are done, so the sends read data in place, not
+    // a snapshot (and an adding receive lands in one buffer of ours, not in one of the Comm's as well).
+    const bool land_apart = st.sends_first && !data.data.empty();
+    into.clear();
+    if (land_apart) {
+      std::size_t floats = 0;
+      for (const PlanRecv& m : st.recvs) floats += m.chunk.count;
+      if (floats > apart_floats) {
+        apart.reset(new float[floats]);
+        apart_floats = floats;
+      }
+      floats = 0;
+      for (const PlanRecv& m : st.recvs) {
+        into.emplace_back(std::span<float>(apart.get() + floats, m.chunk.count));
+        floats += m.chunk.count;
+      }
+    } else {
+      for (const PlanRecv& m : st.recvs) into.push_back(data.sub(m.chunk.offset, m.chunk.count));
+    }
     auto post_sends = [&] {
       for (const PlanSend& m : st.sends) {
         const ConstSlice from = m.from_input ? opts.send : ConstSlice(data);
-        SendOptions o{.modeled_bytes = std::nullopt, .borrow = st.sends_first ? opts.borrow : true, .round = round};
+        SendOptions o{.modeled_bytes = std::nullopt, .borrow = true, .round = round};  // unchanged until waited
         if (opts.modeled_bytes) o.modeled_bytes = call.bytes(m.chunk.count);
         tx.push_back(comm.isend(group.world_rank(m.peer), tag, from.sub(m.chunk.offset, m.chunk.count), o));
       }
     };
     if (st.sends_first) post_sends();
-    for (const PlanRecv& m : st.recvs) {
-      rx.push_back(comm.irecv(group.world_rank(m.peer), tag, data.sub(m.chunk.offset, m.chunk.count),
-                              RecvOptions{.add = m.add, .round = round}));
+    for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+      const PlanRecv& m = st.recvs[i];
+      rx.push_back(
+          comm.irecv(group.world_rank(m.peer), tag, into[i], RecvOptions{.add = m.add && !land_apart, .round = round}));
     }
     if (!st.sends_first) post_sends();
     taken.assign(rx.size(), 0);
@@ -83,6 +110,10 @@ bool run_plan(Comm& comm, Compute* compute, const Group& group, const Collective
       if (taken[i] && st.recvs[i].add && compute != nullptr) compute->charge_reduce(st.recvs[i].chunk.count, 3);
     }
     for (Request& t : tx) wait(t);
+    for (std::size_t i = 0; land_apart && i < st.recvs.size(); ++i) {
+      const Slice to = data.sub(st.recvs[i].chunk.offset, st.recvs[i].chunk.count);
+      if (taken[i]) st.recvs[i].add ? rules::axpy(to, 1.0f, into[i]) : rules::copy(to, into[i]);
+    }
     rx.clear();
     tx.clear();
   }

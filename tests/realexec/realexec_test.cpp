@@ -313,11 +313,13 @@ TEST_CASE("realexec: DTS_MPI_FAULT naming no rank of the job is an input error",
   }
 }
 
-TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, tiny sizes", "[mpi]") {
+TEST_CASE("realexec: dtsim bench allreduce times ring, tree, hypercube and MPI_Allreduce with exact sums, tiny sizes",
+          "[mpi]") {
   /* 1 float on 2 ranks (an empty ring chunk), 3 floats (uneven chunks), 1 KB and 40,004 bytes; 2 repetitions
    * of a few calls each. The bench checks every element of every sum and exits 1 on a wrong one. */
   TempDir tmp;
-  const auto r = mpirun(2, "bench allreduce --sizes 4,12,1024,40004 --reps 2 --budget-s 0.01", tmp / "");
+  const auto r = mpirun(
+      2, "bench allreduce --sizes 4,12,1024,40004 --algos ring,tree,hypercube,mpi --reps 2 --budget-s 0.01", tmp / "");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const std::string out = slurp(tmp / "stdout.txt");
@@ -332,12 +334,12 @@ TEST_CASE("realexec: dtsim bench allreduce times ring and tree with exact sums, 
     int iters = 0;
     double t_med_us = 0;
     if (!(fields >> algo >> bytes >> iters >> t_med_us)) continue;
-    CHECK((algo == "ring" || algo == "tree"));
+    CHECK((algo == "ring" || algo == "tree" || algo == "hypercube" || algo == "mpi"));
     CHECK(iters >= 1);
     CHECK(t_med_us > 0);
     ++rows;
   }
-  CHECK(rows == 8);
+  CHECK(rows == 16);
 }
 
 TEST_CASE("realexec: dtsim bench allreduce with a size that is not whole floats is an input error", "[mpi]") {
