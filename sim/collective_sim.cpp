@@ -44,7 +44,8 @@ double factor_for(const std::vector<std::pair<double, double>>& factors, double 
 
 const char* to_string(Fidelity f) { return f == Fidelity::kMessage ? "message" : "collective"; }
 
-CollectiveSim::CollectiveSim(SimWorld& world, RingSampling rings) : world_(world), rings_(rings) {
+CollectiveSim::CollectiveSim(SimWorld& world, RingSampling rings, LineRoundTiming lines)
+    : world_(world), rings_(rings), lines_(world, lines) {
   const std::string model = simgrid::config::get_value<std::string>("network/model");
   smpi_factors_ = model == "SMPI" || model == "IB";
   if (smpi_factors_) {
@@ -84,6 +85,10 @@ std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const PlanCall& cal
   std::shared_ptr<Instance> inst = slot;
   if (++inst->joined == static_cast<int>(ranks.size())) open_.erase(at);  // every member holds it now
   return inst;
+}
+
+std::unique_ptr<LineRoundPart> CollectiveSim::line_round(const LineRoundSpec& spec) {
+  return lines_.join(spec, spec.line->world_rank(spec.index));
 }
 
 void CollectiveSim::run(const PlanCall& call) {

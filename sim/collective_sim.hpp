@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "algorithms/api/collective_engine.hpp"
+#include "sim/line_round_sim.hpp"
 #include "sim/sim_world.hpp"
 #include "sim/time_account.hpp"
 
@@ -51,8 +52,10 @@ struct RingSampling {
 class CollectiveSim final : public CollectiveEngine {
  public:
   // After the platform is built (reads the network model's latency factors).
-  explicit CollectiveSim(SimWorld& world, RingSampling rings = {});
+  // `lines`: how BIDMach's line rounds are timed (LineRounds).
+  explicit CollectiveSim(SimWorld& world, RingSampling rings = {}, LineRoundTiming lines = {});
   void run(const PlanCall& call) override;
+  std::unique_ptr<LineRoundPart> line_round(const LineRoundSpec& spec) override;
 
  private:
   struct Flow {   // stage by stage: one message
@@ -102,6 +105,7 @@ class CollectiveSim final : public CollectiveEngine {
 
   SimWorld& world_;
   RingSampling rings_;
+  LineRounds lines_;
   bool smpi_factors_ = false;
   double latency_factor_ = 1;
   std::vector<std::pair<double, double>> smpi_lat_;  // (size threshold, factor), ascending

@@ -69,7 +69,7 @@ SimOutcome run_simulation(const SimJob& job) {
   std::optional<LinkLoadProbe> link_load;
   if (job.spans != nullptr) link_load.emplace(*job.spans);
   std::unique_ptr<CollectiveSim> collectives;
-  if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings);
+  if (job.fidelity == Fidelity::kCollective) collectives = std::make_unique<CollectiveSim>(world, job.rings, job.lines);
   std::vector<WaitLog> waits(static_cast<std::size_t>(job.ranks));
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });

@@ -28,6 +28,7 @@ struct SimJob {
   std::uint64_t seed = 42;                 // the experiment's: draws the platform's message_noise
   Fidelity fidelity = Fidelity::kMessage;  // how collectives are simulated (sim/collective_sim.hpp)
   RingSampling rings;                      // collective fidelity: how ring collectives are timed
+  LineRoundTiming lines;                   // collective fidelity: how BIDMach's line rounds are timed
   RankMain main;
   // One Compute per rank, created inside the rank's actor (SimCompute for training, a test problem in tests),
   // given the simulation's time account and its wires (for minibatch copies).

@@ -5,7 +5,10 @@
 // null, so one description of each collective serves both fidelities.
 #pragma once
 
+#include <memory>
+
 #include "algorithms/api/collective_plan.hpp"
+#include "algorithms/api/line_round.hpp"
 
 namespace dts {
 
@@ -15,6 +18,9 @@ class CollectiveEngine {
   // Blocks the calling member until its part of the plan is complete, as the message version would.
   // Results are bit for bit those of the message version.
   virtual void run(const PlanCall& call) = 0;
+  // My part of a line round timed as a whole (line_round.hpp), in modeled numerics; null where the engine leaves
+  // the round to its messages.
+  virtual std::unique_ptr<LineRoundPart> line_round(const LineRoundSpec& /*spec*/) { return nullptr; }
 };
 
 }  // namespace dts

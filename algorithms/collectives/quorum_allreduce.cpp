@@ -53,6 +53,26 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
   for (int b = 0; b < p_; ++b) counts_.chunks += chunks(b);
   need_reduce_ = quorum(cfg.reduce, static_cast<std::size_t>(p_));
   need_complete_ = quorum(cfg.complete, counts_.chunks);
+  reduced_.assign(chunks(me_), false);
+  if (CollectiveEngine* engine = comm.collective_engine(); engine != nullptr && !real) {
+    LineRoundSpec spec{.line = &line_,
+                       .index = me_,
+                       .tag = tags.scatter,
+                       .round = round,
+                       .block_bytes = {},
+                       .block_chunks = {},
+                       .need_reduce = need_reduce_,
+                       .need_complete = need_complete_};
+    for (int b = 0; b < p_; ++b) {
+      const std::size_t count = block(n_, p_, b).count;
+      spec.block_bytes.push_back(!modeled_bytes_ ? sizeof(float) * count
+                                 : n_ == 0       ? *modeled_bytes_
+                                                 : *modeled_bytes_ * count / n_);
+      spec.block_chunks.push_back(chunks(b));
+    }
+    part_ = engine->line_round(spec);
+  }
+  if (part_ != nullptr) return;  // the per-chunk state below is the messages'
   scatter_in_.resize(static_cast<std::size_t>(p_));
   reduce_in_.resize(static_cast<std::size_t>(p_));
   for (int k = 0; k < p_; ++k) {
@@ -60,7 +80,6 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
     reduce_in_[static_cast<std::size_t>(k)].resize(chunks(k));
   }
   have_.assign(chunks(me_), 1);  // my own contribution
-  reduced_.assign(chunks(me_), false);
 }
 
 std::size_t QuorumRound::chunks(int b) const {
@@ -106,6 +125,7 @@ void QuorumRound::pump(int member) {
 
 void QuorumRound::start(Reactor& reactor) {
   reactor_ = &reactor;
+  if (part_ != nullptr) return start_flows();
   outbox_.resize(static_cast<std::size_t>(p_));
   in_flight_.assign(static_cast<std::size_t>(p_), 0);
   for (int k = 1; k < p_; ++k) {  // the staggered order: not everyone at one peer first
@@ -251,6 +271,16 @@ void QuorumRound::check_retired() {
 void QuorumRound::force() {
   if (retired_) return;
   counts_.forced = true;
+  if (part_ != nullptr) {
+    if (reduce_due_ != 0) reactor_->cancel(std::exchange(reduce_due_, 0));
+    while (reduced_group_ < part_->groups()) reduce_group(static_cast<std::size_t>(p_));
+    if (complete_due_ != 0) {
+      reactor_->cancel(std::exchange(complete_due_, 0));
+      complete_flows(counts_.chunks);
+    }
+    check_retired();
+    return;
+  }
   for (std::size_t c = 0; c < reduced_.size(); ++c) {
     if (!reduced_[c]) reduce(c);
   }

@@ -10,7 +10,9 @@
 // (then the round retires), or until force() reduces them with what has arrived (FORCE_COMPLETE).
 // Means sum the contributions in member order and multiply by 1 / count, so results are reproducible bit for bit
 // on both backends. Messages carry the round beside the two tags; a member's late messages of a round that is
-// gone wait as unexpected until the receiver drops the round (Comm::drop_stale).
+// gone wait as unexpected until the receiver drops the round (Comm::drop_stale). In modeled numerics a backend may
+// time the round as a whole instead of its messages (CollectiveEngine::line_round, algorithms/api/line_round.hpp:
+// the simulator's collective fidelity on large lines); the quorums then count blocks, each block's chunks at once.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +25,7 @@
 #include "algorithms/api/comm.hpp"
 #include "algorithms/api/compute.hpp"
 #include "algorithms/api/group.hpp"
+#include "algorithms/api/line_round.hpp"
 #include "algorithms/api/reactor.hpp"
 
 namespace dts::collectives {
@@ -101,6 +104,11 @@ class QuorumRound {
   void check_complete();
   void complete();
   void check_retired();
+  // The round through a backend's line round (part_; quorum_round_flows.cpp).
+  void start_flows();
+  void post_reduce_due();
+  void reduce_group(std::size_t quorum);
+  void complete_flows(std::size_t quorum);
   // What arrives from one member in one direction: chunks posted so far (in order), those pending and their
   // tickets, those received, and (scatter) how many of them, in order, are counted toward the quorums.
   struct Inbound {
@@ -143,6 +151,9 @@ class QuorumRound {
 
   bool completed_ = false, retired_ = false;
   QuorumCounts counts_;
+  std::unique_ptr<LineRoundPart> part_;  // set: the backend times the round (its quorums' requests below)
+  Reactor::Ticket reduce_due_ = 0, complete_due_ = 0;
+  std::size_t reduced_group_ = 0;  // the groups of my block reduced, in order
 };
 
 // One round, blocking, among the members of `line` (the caller among them): `data` holds my contribution and

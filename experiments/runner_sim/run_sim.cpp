@@ -35,6 +35,7 @@ sim::SimJob sim_job(const Plan& plan) {
   job.seed = plan.seed;
   job.fidelity = in.fidelity;
   job.rings = in.rings;
+  job.lines = in.lines;
   job.main = plan.main;
   job.scenario = *plan.scenario;
   if (!plan.real) job.rank_stack_kib = sim::kModeledRankStackKiB;

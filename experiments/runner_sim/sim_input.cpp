@@ -35,6 +35,11 @@ class SimReader final : public SimulatorReader {
                                                                                           : sim::Fidelity::kCollective;
     in.rings.flow_budget = static_cast<int>(r.integer("ring_flow_budget", sim::RingSampling::kFlowBudget, 1, 1 << 30));
     in.rings.sample_steps = static_cast<int>(r.integer("ring_sample_steps", 1, 1, 1 << 30));
+    const sim::LineRoundTiming lines;
+    in.lines.message_budget = static_cast<std::uint64_t>(
+        r.integer("line_round_budget", static_cast<std::int64_t>(lines.message_budget), 0, 1LL << 40));
+    in.lines.groups =
+        static_cast<std::size_t>(r.integer("line_round_groups", static_cast<std::int64_t>(lines.groups), 1, 1 << 20));
     in.trace = r.choice("trace", "none", {"none", "chrome", "paje"});
   }
 };

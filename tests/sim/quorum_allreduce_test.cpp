@@ -223,3 +223,96 @@ TEST_CASE("quorum allreduce: a round on an earlier round's buffers gives what fr
     CHECK(out["rank"][r]["v"] == fresh["rank"][r]["v"]);
   }
 }
+
+namespace {
+
+// One blocking round of `n` modeled floats at `fidelity`, no reductions charged; at the collective fidelity
+// every line round runs as flows (budget 0) of `groups` groups, or as messages with the default budget.
+nlohmann::json run_modeled(int P, std::size_t n, const QuorumConfig& cfg, dts::sim::Fidelity fidelity,
+                           std::size_t groups, int late = -1, double delay_s = 0, bool budget = false) {
+  dts::sim::LineRoundTiming lines;
+  if (!budget) lines.message_budget = 0;
+  lines.groups = groups;
+  auto out = dts::test::simulate(
+      dts::test::pinned_star(P, 1e9, 10e-6), P,
+      [&](auto& comm, auto& node, auto& o) {
+        if (comm.rank() == late) node.sleep_for(delay_s);
+        const QuorumCounts c = dts::collectives::quorum_allreduce(comm, nullptr, dts::Group::range(0, P),
+                                                                  dts::Slice({}, n), kTags, 1, cfg);
+        o["counts"] = counts_json(c);
+        o["sent"] = comm.bytes_sent();
+        o["received"] = comm.bytes_received();
+        o["t"] = comm.now_s();
+      },
+      fidelity, {}, 42, lines);
+  REQUIRE(!out.contains("error"));
+  out.erase("host");
+  return out;
+}
+
+constexpr auto kMessage = dts::sim::Fidelity::kMessage;
+constexpr auto kCollective = dts::sim::Fidelity::kCollective;
+
+}  // namespace
+
+TEST_CASE("line rounds as flows: one group is two phases of one flow each, with the message version's traffic",
+          "[sim][collectives][bidmach]") {
+  const int P = 4;
+  const std::size_t n = 40000;  // blocks of 10,000 floats, 10 chunks each
+  const QuorumConfig cfg{1, 1, 1000};
+  const auto flows = run_modeled(P, n, cfg, kCollective, 1);
+  const auto messages = run_modeled(P, n, cfg, kMessage, 1);
+  CHECK(flows["messages"] == messages["messages"]);
+  // Each phase: my 3 blocks of 40,000 bytes to my neighbour over two links of 10 us at 1 Gb/s.
+  const double phase_s = 2 * 10e-6 + 3 * 40000 * 8 / 1e9;
+  for (int r = 0; r < P; ++r) {
+    INFO("member " << r);
+    CHECK(flows["rank"][r]["t"].get<double>() == Approx(2 * phase_s).epsilon(1e-9));
+    CHECK(flows["rank"][r]["sent"] == messages["rank"][r]["sent"]);
+    CHECK(flows["rank"][r]["received"] == messages["rank"][r]["received"]);
+    CHECK(flows["rank"][r]["counts"] == messages["rank"][r]["counts"]);
+    CHECK(flows["rank"][r]["counts"]["missing"] == 0);
+  }
+}
+
+TEST_CASE("line rounds as flows: quorums of 3 of 4 leave a slow member out, counted as the message version does",
+          "[sim][collectives][bidmach]") {
+  const int P = 4, late = 2;
+  QuorumConfig cfg{0.75, 0.75, 1000};
+  const std::size_t n = 40000;
+  const std::size_t groups = GENERATE(1, 4, 10);
+  INFO(groups << " groups");
+  const auto flows = run_modeled(P, n, cfg, kCollective, groups, late, 1.0);
+  const auto messages = run_modeled(P, n, cfg, kMessage, groups, late, 1.0);
+  for (int r = 0; r < P; ++r) {
+    INFO("member " << r);
+    CHECK(flows["rank"][r]["counts"] == messages["rank"][r]["counts"]);
+    if (r != late) CHECK(flows["rank"][r]["t"].get<double>() < 0.5);
+  }
+  CHECK(flows["rank"][0]["counts"]["short"] == 10);
+  CHECK(flows["rank"][0]["counts"]["missing"] == 10);
+}
+
+// The flows carry the bytes, not the message version's per-chunk latency (two chunks in flight per pair): here,
+// chunks of 4 KB at 1 Gb/s behind 20 us of latency, the messages take 21.2 ms and the flows 19.3.
+TEST_CASE("line rounds as flows: a round takes the message version's time within 10 %", "[sim][collectives][bidmach]") {
+  const int P = 4;
+  const std::size_t n = 400000;  // 100 chunks a block
+  const QuorumConfig cfg{1, 1, 1000};
+  const auto messages = run_modeled(P, n, cfg, kMessage, 1);
+  for (const std::size_t groups : {1, 4, 16}) {
+    const auto flows = run_modeled(P, n, cfg, kCollective, groups);
+    for (int r = 0; r < P; ++r) {
+      INFO(groups << " groups, member " << r);
+      CHECK(flows["rank"][r]["t"].get<double>() == Approx(messages["rank"][r]["t"].get<double>()).epsilon(0.1));
+    }
+  }
+}
+
+TEST_CASE("line rounds as flows: within the message budget a round runs as its messages, to the bit",
+          "[sim][collectives][bidmach]") {
+  const int P = 4;
+  const std::size_t n = 40000;
+  const QuorumConfig cfg{0.75, 0.75, 1000};
+  CHECK(run_modeled(P, n, cfg, kCollective, 4, 1, 0.01, true) == run_modeled(P, n, cfg, kMessage, 4, 1, 0.01, true));
+}

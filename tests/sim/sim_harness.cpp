@@ -37,14 +37,14 @@ sim::PlatformSpec pinned_star(int hosts, double bandwidth_bps, double latency_s)
 }
 
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body, sim::Fidelity fidelity,
-                        sim::RingSampling rings, std::uint64_t seed) {
+                        sim::RingSampling rings, std::uint64_t seed, sim::LineRoundTiming lines) {
   return run_isolated([&] {
     const auto engine = quiet_engine();
     const auto hosts = sim::build_platform(spec, ranks);
     sim::MessageCosts costs(spec, seed);
     sim::SimWorld world(hosts, nullptr, costs.active() ? &costs : nullptr);
     std::unique_ptr<sim::CollectiveSim> collectives;
-    if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, rings);
+    if (fidelity == sim::Fidelity::kCollective) collectives = std::make_unique<sim::CollectiveSim>(world, rings, lines);
     nlohmann::json out;
     out["rank"] = nlohmann::json::array();
     for (int r = 0; r < ranks; ++r) out["rank"].push_back(nlohmann::json::object());

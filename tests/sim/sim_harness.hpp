@@ -32,7 +32,7 @@ using RankBody = std::function<void(sim::SimComm& comm, sim::SimNode& node, nloh
 // "max_rss_kb"; drop it before comparing runs. `seed`: the experiment's, for the platform's message_noise.
 nlohmann::json simulate(const sim::PlatformSpec& spec, int ranks, const RankBody& body,
                         sim::Fidelity fidelity = sim::Fidelity::kMessage, sim::RingSampling rings = {},
-                        std::uint64_t seed = 42);
+                        std::uint64_t seed = 42, sim::LineRoundTiming lines = {});
 
 // Gives every rank of `job` a SimCompute of `setup` on its host's device and a recorder that keeps nothing, and
 // quiets SimGrid's log. `setup` must outlive the run.
