@@ -17,6 +17,8 @@
 // Real numerics are those of the message version bit for bit: a message carries a copy of the sender's
 // chunk taken when its stage begins, applied by the receiver; a pipeline's steps are replayed in order by
 // the last member to arrive (nobody's part of a ring ends before every member arrived).
+// BIDMach's line rounds, which are no plan, run as flows of their own above a message budget (LineRounds,
+// line_round_sim.hpp; CollectiveEngine::line_round).
 // Counters: bytes and messages are those of the message version (what the collective represents). The time
 // account (time_account.hpp, the world's) is kept here: the collective's category, its flows and waits.
 #pragma once
