@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/time_account.hpp"
+
 namespace dts::sim {
 
 struct LineRounds::Instance {
@@ -70,9 +72,14 @@ class Ready final : public detail::RequestImpl {
   Ready(SimWorld& world, Rank rank, std::function<bool()> ready)
       : world_(world), rank_(rank), ready_(std::move(ready)) {}
   bool test() override { return cancelled_ || ready_(); }
+  // The wait counts as idle in the time account: no message's trace ends it (the flows are not traced).
   Status wait(double timeout_s) override {
     if (cancelled_) return Status::kCancelled;
-    return world_.wait_until(rank_, ready_, timeout_s) ? Status::kOk : Status::kTimeout;
+    TimeAccount* account = world_.time_account();
+    if (account != nullptr) account->wait_begin();
+    const bool done = world_.wait_until(rank_, ready_, timeout_s);
+    if (account != nullptr) account->wait_end(nullptr);
+    return done ? Status::kOk : Status::kTimeout;
   }
   Rank source() const override { return -1; }
   void cancel() override { cancelled_ = true; }
