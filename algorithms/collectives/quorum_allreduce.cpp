@@ -65,9 +65,7 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
                        .need_complete = need_complete_};
     for (int b = 0; b < p_; ++b) {
       const std::size_t count = block(n_, p_, b).count;
-      spec.block_bytes.push_back(!modeled_bytes_ ? sizeof(float) * count
-                                 : n_ == 0       ? *modeled_bytes_
-                                                 : *modeled_bytes_ * count / n_);
+      spec.block_bytes.push_back(charged_bytes(count).value_or(sizeof(float) * count));
       spec.block_chunks.push_back(chunks(b));
     }
     part_ = engine->line_round(spec);
@@ -80,6 +78,11 @@ QuorumRound::QuorumRound(Comm& comm, Compute* compute, const Group& line, Quorum
     reduce_in_[static_cast<std::size_t>(k)].resize(chunks(k));
   }
   have_.assign(chunks(me_), 1);  // my own contribution
+}
+
+std::optional<std::uint64_t> QuorumRound::charged_bytes(std::size_t count) const {
+  if (!modeled_bytes_) return std::nullopt;
+  return n_ == 0 ? *modeled_bytes_ : *modeled_bytes_ * count / n_;
 }
 
 std::size_t QuorumRound::chunks(int b) const {
@@ -106,7 +109,7 @@ void QuorumRound::pump(int member) {
     const auto [tag, part] = outbox_[m].front();
     outbox_[m].pop_front();
     SendOptions o{.modeled_bytes = std::nullopt, .borrow = true, .round = round_};
-    if (modeled_bytes_) o.modeled_bytes = n_ == 0 ? *modeled_bytes_ : *modeled_bytes_ * part.count / n_;
+    o.modeled_bytes = charged_bytes(part.count);
     ++in_flight_[m];
     reactor_->post(comm_.isend(line_.world_rank(member), tag, part, o), [this, member](const Comm::Completion& got) {
       if (got.status != Status::kOk && got.status != Status::kPeerFailed)

@@ -93,6 +93,8 @@ class QuorumRound {
 
  private:
   Chunk chunk(int b, std::size_t c) const;  // chunk c of block b
+  // The bytes charged for a message of `count` floats (SendOptions::modeled_bytes): a share of modeled_bytes_.
+  std::optional<std::uint64_t> charged_bytes(std::size_t count) const;
   std::size_t chunks(int b) const;
   void send(int member, Tag tag, ConstSlice part);
   void pump(int member);

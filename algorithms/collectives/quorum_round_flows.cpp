@@ -54,7 +54,6 @@ void QuorumRound::reduce_group(std::size_t quorum) {
 // With the reduced chunks held now, at most `quorum` of them (the message version completes at its quorum).
 void QuorumRound::complete_flows(std::size_t quorum) {
   completed_ = true;
-  if (complete_due_ != 0) reactor_->cancel(std::exchange(complete_due_, 0));
   const std::size_t held = std::min(part_->held_chunks(), quorum);
   counts_.missing = held < counts_.chunks ? counts_.chunks - held : 0;
   on_complete_(out_);  // modeled: nothing to take from my own copy
