@@ -164,23 +164,24 @@ std::int64_t read_average_every(ConfigReader& r, int workers) {
 }  // namespace
 
 AlgorithmSpec agd_spec() {
-  AlgorithmSpec spec{
-      "agd", "SGD with a layer-wise allreduce overlapping back-propagation (GossipGraD's AGD baseline)",
-      [](int workers) { return workers; },
-      [](ConfigReader& r, int workers) -> RankMain {
-        AgdConfig cfg;
-        const std::string algo = r.choice("allreduce", "ring", {"ring", "tree", "hypercube", "hierarchical_ring"});
-        cfg.hierarchical = algo == "hierarchical_ring";
-        if (!cfg.hierarchical) cfg.allreduce = collectives::parse_allreduce_algo(algo, r.where("allreduce"));
-        cfg.ranks_per_node = static_cast<int>(r.integer("ranks_per_node", 1, 1, 1 << 20));
-        if (workers % cfg.ranks_per_node != 0) {
-          r.fail("ranks_per_node",
-                 std::to_string(cfg.ranks_per_node) + " does not divide the " + std::to_string(workers) + " workers");
-        }
-        r.choice("progress", "thread", {"thread"});  // the code's communication thread (§3.2)
-        cfg.average_every = read_average_every(r, workers);
-        return [cfg](Context& ctx) { agd_rank(ctx, cfg); };
-      }};
+  AlgorithmSpec spec{"agd", "SGD with a layer-wise allreduce overlapping back-propagation (GossipGraD's AGD baseline)",
+                     [](int workers) { return workers; },
+                     [](ConfigReader& r, int workers) -> RankMain {
+                       AgdConfig cfg;
+                       const std::string algo =
+                           r.choice("allreduce", "ring", {"ring", "tree", "hypercube", "auto", "hierarchical_ring"});
+                       cfg.hierarchical = algo == "hierarchical_ring";
+                       if (!cfg.hierarchical)
+                         cfg.allreduce = collectives::parse_allreduce_algo(algo, r.where("allreduce"));
+                       cfg.ranks_per_node = static_cast<int>(r.integer("ranks_per_node", 1, 1, 1 << 20));
+                       if (workers % cfg.ranks_per_node != 0) {
+                         r.fail("ranks_per_node", std::to_string(cfg.ranks_per_node) + " does not divide the " +
+                                                      std::to_string(workers) + " workers");
+                       }
+                       r.choice("progress", "thread", {"thread"});  // the code's communication thread (§3.2)
+                       cfg.average_every = read_average_every(r, workers);
+                       return [cfg](Context& ctx) { agd_rank(ctx, cfg); };
+                     }};
   spec.lr_factor = [](ConfigReader& r, int workers) {
     return r.choice("lr_scale", "sqrt_p", {"sqrt_p", "none"}) == "sqrt_p" ? std::sqrt(static_cast<double>(workers))
                                                                           : 1.0;

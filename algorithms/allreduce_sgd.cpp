@@ -45,7 +45,7 @@ AlgorithmSpec allreduce_sgd_spec() {
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             AllreduceSgdConfig cfg;
             cfg.allreduce = collectives::parse_allreduce_algo(
-                r.choice("allreduce", "ring", {"ring", "tree", "hypercube"}), r.where("allreduce"));
+                r.choice("allreduce", "ring", {"ring", "tree", "hypercube", "auto"}), r.where("allreduce"));
             return [cfg](Context& ctx) { allreduce_sgd_rank(ctx, cfg); };
           }};
 }

@@ -16,8 +16,11 @@
 
 namespace dts::collectives {
 
-enum class AllreduceAlgo { kRing, kTree, kHypercube };
-// Parses "ring" / "tree" / "hypercube"; throws ConfigError naming `where`.
+// kAuto: the choice Open MPI's fixed decision makes (coll/tuned before 4.0; SMPI's allreduce:ompi), from the
+// message's size alone, so that every member and both backends choose alike: the hypercube below 10,000 bytes
+// (latency-bound: lg P rounds), the ring above when there are more floats than members, else the tree.
+enum class AllreduceAlgo { kRing, kTree, kHypercube, kAuto };
+// Parses "ring" / "tree" / "hypercube" / "auto"; throws ConfigError naming `where`.
 AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& where);
 const char* to_string(AllreduceAlgo algo);
 
@@ -40,6 +43,8 @@ void tree_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data
 // (one message each way more for them).
 void hypercube_allreduce(Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
 void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag);
+// What kAuto runs for `count` floats over `members` (any other algo: itself).
+AllreduceAlgo resolve_allreduce_algo(AllreduceAlgo algo, std::size_t count, int members);
 
 // Binomial-tree sum to the member at group index `root`; other members' data is scratch afterwards.
 void tree_reduce(Comm& comm, Compute& compute, const Group& group, Slice data, int root, Tag tag);

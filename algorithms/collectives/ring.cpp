@@ -88,13 +88,21 @@ void ring_allgather(Comm& comm, const Group& group, Slice data, Tag tag) {
   run_plan(comm, nullptr, group, RingPlan(RingKind::kAllgather, group.size(), data.count), data, tag);
 }
 
+AllreduceAlgo resolve_allreduce_algo(AllreduceAlgo algo, std::size_t count, int members) {
+  if (algo != AllreduceAlgo::kAuto) return algo;
+  constexpr std::size_t kIntermediateBytes = 10'000;  // Open MPI's intermediate_message
+  if (count * sizeof(float) < kIntermediateBytes) return AllreduceAlgo::kHypercube;
+  return count > static_cast<std::size_t>(members) ? AllreduceAlgo::kRing : AllreduceAlgo::kTree;
+}
+
 void allreduce(AllreduceAlgo algo, Comm& comm, Compute& compute, const Group& group, Slice data, Tag tag) {
-  switch (algo) {
+  switch (resolve_allreduce_algo(algo, data.count, group.size())) {
     case AllreduceAlgo::kRing:
       return ring_allreduce(comm, compute, group, data, tag);
     case AllreduceAlgo::kTree:
       return tree_allreduce(comm, compute, group, data, tag);
     case AllreduceAlgo::kHypercube:
+    case AllreduceAlgo::kAuto:  // resolved above
       return hypercube_allreduce(comm, compute, group, data, tag);
   }
 }
@@ -103,7 +111,8 @@ AllreduceAlgo parse_allreduce_algo(const std::string& name, const std::string& w
   if (name == "ring") return AllreduceAlgo::kRing;
   if (name == "tree") return AllreduceAlgo::kTree;
   if (name == "hypercube") return AllreduceAlgo::kHypercube;
-  throw ConfigError(where, "unknown allreduce \"" + echo(name) + "\" (expected ring, tree or hypercube)");
+  if (name == "auto") return AllreduceAlgo::kAuto;
+  throw ConfigError(where, "unknown allreduce \"" + echo(name) + "\" (expected ring, tree, hypercube or auto)");
 }
 
 const char* to_string(AllreduceAlgo algo) {
@@ -113,9 +122,11 @@ const char* to_string(AllreduceAlgo algo) {
     case AllreduceAlgo::kTree:
       return "tree";
     case AllreduceAlgo::kHypercube:
+      return "hypercube";
+    case AllreduceAlgo::kAuto:
       break;
   }
-  return "hypercube";
+  return "auto";
 }
 
 }  // namespace dts::collectives

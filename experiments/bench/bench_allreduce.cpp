@@ -62,13 +62,13 @@ int run_allreduce(const AllreduceOptions& o) {
   const int P = session.size();
   std::printf("dtsim bench allreduce: ranks=%d reps=%d budget_s=%g comm=MpiComm lib=\"%s\"\n", P, spec.reps,
               spec.budget_s, mpi::MpiSession::library_version().c_str());
-  std::printf("%-5s %12s %7s %12s %12s %12s %10s %10s\n", "algo", "bytes", "iters", "t_med_us", "t_min_us", "t_max_us",
+  std::printf("%-9s %12s %7s %12s %12s %12s %10s %10s\n", "algo", "bytes", "iters", "t_med_us", "t_min_us", "t_max_us",
               "algbw_GB/s", "busbw_GB/s");
   bool all_ok = true;
   for (const auto& t : timings) {
     const Stats s = stats_of(t.per_call_s);
     const double algbw = static_cast<double>(t.bytes) / s.median / 1e9;
-    std::printf("%-5s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n", t.algo.c_str(),
+    std::printf("%-9s %12llu %7d %12.1f %12.1f %12.1f %10.3f %10.3f%s\n", t.algo.c_str(),
                 static_cast<unsigned long long>(t.bytes), t.iters, s.median * 1e6, s.min * 1e6, s.max * 1e6, algbw,
                 algbw * 2.0 * (P - 1) / P, t.result_ok ? "" : "  RESULT-CHECK-FAILED");
     std::fflush(stdout);
@@ -86,14 +86,15 @@ int run_allreduce(const AllreduceOptions&) {
 
 Command add_bench_allreduce(CLI::App& bench) {
   auto o = std::make_shared<AllreduceOptions>();
-  CLI::App* app = bench.add_subcommand(
-      "allreduce",
-      "our ring and tree allreduce on the MPI backend, timed as peers/mpi_allreduce.c times MPI_Allreduce; run "
-      "under mpirun -np N");
+  CLI::App* app = bench.add_subcommand("allreduce",
+                                       "our ring, tree, hypercube and auto allreduce on the MPI backend, timed as "
+                                       "peers/mpi_allreduce.c times MPI_Allreduce; run "
+                                       "under mpirun -np N");
   app->add_option("--sizes", o->sizes_bytes, "message sizes in bytes, comma-separated (default: the peer's)")
       ->delimiter(',');
   app->add_option("--algos", o->algos,
-                  "ring, tree, hypercube, grid (BIDMach's line round over all ranks, quorums 1), mpi (MPI_Allreduce "
+                  "ring, tree, hypercube, auto (Open MPI's fixed choice: the hypercube below 10,000 bytes), grid "
+                  "(BIDMach's line round over all ranks, quorums 1), mpi (MPI_Allreduce "
                   "in these processes, as the peer calls it); comma-separated")
       ->delimiter(',');
   app->add_option("--reps", o->reps, "repetitions per size (default 7)");

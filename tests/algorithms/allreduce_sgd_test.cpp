@@ -78,3 +78,31 @@ TEST_CASE("allreduce_sgd: collective fidelity gives the same model, and the time
   REQUIRE(message["bytes_sent"] == coll["bytes_sent"]);
   REQUIRE(coll["end_s"].get<double>() == Approx(message["end_s"].get<double>()).epsilon(0.02));
 }
+
+TEST_CASE("allreduce_sgd: auto runs what Open MPI's fixed decision picks, by the message's size", "[algorithms]") {
+  /* In details:
+   *   o 4 workers, 20 steps, a gradient of 2,499 floats (9,996 bytes) and of 2,500 (10,000 bytes, Open MPI's
+   *     intermediate_message), each run with auto and with the algorithm it should pick
+   * Expectations
+   *   o below 10,000 bytes auto is the hypercube, from 10,000 on the ring: the same final model, messages
+   *     (lg P = 2 per worker and step, against the ring's 2 (P - 1) = 6) and end time as that algorithm's run
+   */
+  const auto [dim, picked, per_step] =
+      GENERATE(table<std::size_t, const char*, std::int64_t>({{2'499, "hypercube", 4 * 2}, {2'500, "ring", 4 * 6}}));
+  AlgoRun run;
+  run.algorithm = "allreduce_sgd";
+  run.problem.workers = 4;
+  run.problem.dim = dim;
+  run.steps = 20;
+  run.platform = dts::test::pinned_star(4, 10e9, 5e-6);
+  run.config = {{"allreduce", "auto"}};
+  const auto chosen = dts::test::run_quadratic(run);
+  run.config = {{"allreduce", picked}};
+  const auto direct = dts::test::run_quadratic(run);
+  INFO(chosen.dump());
+  REQUIRE(!chosen.contains("error"));
+  REQUIRE(chosen["messages"] == per_step * 20);
+  REQUIRE(chosen["final"] == direct["final"]);
+  REQUIRE(chosen["messages"] == direct["messages"]);
+  REQUIRE(chosen["end_s"] == direct["end_s"]);
+}

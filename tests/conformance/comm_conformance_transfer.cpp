@@ -231,7 +231,7 @@ Case collectives() {
               return v;
             };
             for (const auto algo : {collectives::AllreduceAlgo::kRing, collectives::AllreduceAlgo::kTree,
-                                    collectives::AllreduceAlgo::kHypercube}) {
+                                    collectives::AllreduceAlgo::kHypercube, collectives::AllreduceAlgo::kAuto}) {
               std::vector<float> v = values();
               collectives::allreduce(algo, comm, compute, Group::range(0, comm.size()), Slice(v), 1000);
               f[collectives::to_string(algo)] = v;
@@ -253,9 +253,9 @@ Case collectives() {
               want3[i] = static_cast<float>(3000 + 3 * static_cast<int>(i));
             for (int r = 0; r < kRanks; ++r) {
               e(f[r]["ring"] == nlohmann::json(want) && f[r]["tree"] == nlohmann::json(want) &&
-                    f[r]["hypercube"] == nlohmann::json(want),
+                    f[r]["hypercube"] == nlohmann::json(want) && f[r]["auto"] == nlohmann::json(want),
                 "rank " + std::to_string(r) + ": " + f[r].dump());
-              e(f[r]["alone"] == nlohmann::json({r, r, r}), "group of 1 on rank " + std::to_string(r));
+              e(f[r]["alone"] == nlohmann::json({r, r, r, r}), "group of 1 on rank " + std::to_string(r));
               if (r < 3)
                 e(f[r]["hypercube3"] == nlohmann::json(want3), "hypercube over 3 on rank " + std::to_string(r));
             }
