@@ -3,9 +3,6 @@
 #include "sim/collective_sim.hpp"
 
 #include <algorithm>
-#include <simgrid/simix.hpp>
-#include <sstream>
-#include <xbt/config.hpp>
 
 #include "algorithms/api/compute.hpp"
 #include "algorithms/rules/vector_ops.hpp"
@@ -14,61 +11,11 @@
 namespace sg4 = simgrid::s4u;
 
 namespace dts::sim {
-namespace {
-
-// "65472:11.6436;15424:3.48845;...;0:2.01467" -> ascending (threshold, factor).
-std::vector<std::pair<double, double>> parse_factors(const std::string& text) {
-  std::vector<std::pair<double, double>> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ';')) {
-    const auto colon = item.find(':');
-    if (colon == std::string::npos) continue;
-    out.emplace_back(std::stod(item.substr(0, colon)), std::stod(item.substr(colon + 1)));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// SimGrid's piecewise rule: the factor of the largest threshold strictly below the size, 1 below all.
-double factor_for(const std::vector<std::pair<double, double>>& factors, double bytes) {
-  double f = 1.0;
-  for (const auto& [threshold, value] : factors) {
-    if (bytes <= threshold) break;
-    f = value;
-  }
-  return f;
-}
-
-}  // namespace
 
 const char* to_string(Fidelity f) { return f == Fidelity::kMessage ? "message" : "collective"; }
 
 CollectiveSim::CollectiveSim(SimWorld& world, RingSampling rings, LineRoundTiming lines)
-    : world_(world), rings_(rings), lines_(world, lines) {
-  const std::string model = simgrid::config::get_value<std::string>("network/model");
-  smpi_factors_ = model == "SMPI" || model == "IB";
-  if (smpi_factors_) {
-    smpi_lat_ = parse_factors(simgrid::config::get_value<std::string>("smpi/lat-factor"));
-  } else {
-    latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
-  }
-}
-
-double CollectiveSim::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const {
-  // In the kernel (maestro): SimGrid 3.32's dragonfly routing crashes when called from an actor's stack.
-  // Cached: a ring member asks for the same route every phase of every call.
-  auto [it, fresh] = route_latency_.try_emplace({a, b}, 0.0);
-  if (fresh) {
-    it->second = simgrid::kernel::actor::simcall_answered([a, b] {
-      std::vector<sg4::Link*> links;
-      double sum = 0;
-      a->route_to(b, links, &sum);
-      return sum;
-    });
-  }
-  return it->second * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
-}
+    : world_(world), rings_(rings), lines_(world, lines, routes_) {}
 
 std::shared_ptr<CollectiveSim::Instance> CollectiveSim::join(const PlanCall& call) {
   const std::span<const Rank> ranks = call.group->members();

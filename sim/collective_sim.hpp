@@ -32,6 +32,7 @@
 
 #include "algorithms/api/collective_engine.hpp"
 #include "sim/line_round_sim.hpp"
+#include "sim/route_times.hpp"
 #include "sim/sim_world.hpp"
 #include "sim/time_account.hpp"
 
@@ -103,18 +104,17 @@ class CollectiveSim final : public CollectiveEngine {
   // Every member's end, from step `first` on, as the message version's pipeline would run.
   static void pipeline_recurrence(Instance& inst, const RingPipeline& ring, std::size_t n, int first);
   // The latency of one message of `bytes` from a to b: route latency x the model's latency factor.
-  double latency_s(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const;
+  double latency_s(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const {
+    return routes_.latency_s(a, b, bytes);
+  }
 
   SimWorld& world_;
   RingSampling rings_;
+  RouteTimes routes_;
   LineRounds lines_;
-  bool smpi_factors_ = false;
-  double latency_factor_ = 1;
-  std::vector<std::pair<double, double>> smpi_lat_;  // (size threshold, factor), ascending
   std::map<std::tuple<Key, bool, std::uint64_t>, std::shared_ptr<Instance>> open_;  // (key, numbered, round | seq)
   std::map<std::pair<Key, Rank>, std::uint64_t> next_seq_;
   std::uint64_t arrivals_ = 0;
-  mutable std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_latency_;  // latency_s's
 };
 
 }  // namespace dts::sim

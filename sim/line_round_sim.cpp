@@ -13,6 +13,7 @@ namespace dts::sim {
 
 struct LineRounds::Instance {
   std::vector<Rank> ranks;
+  NicShares* nics = nullptr;  // run.line_round_timing nic
   std::vector<std::uint64_t> block_bytes;
   std::vector<std::size_t> block_chunks;
   std::size_t need_reduce = 1, need_complete = 1, groups = 1;
@@ -63,6 +64,13 @@ struct LineRounds::Instance {
     world.wake(ranks[idx(b)]);
   }
 };
+
+LineRounds::LineRounds(SimWorld& world, LineRoundTiming timing, const RouteTimes& routes)
+    : world_(world), timing_(timing) {
+  if (timing.nic) nics_ = std::make_unique<NicShares>(routes);
+}
+
+LineRounds::~LineRounds() = default;
 
 namespace {
 
@@ -156,7 +164,12 @@ class Part final : public LineRoundPart {
   static void carry(SimWorld& world, const Instance& inst, int me, std::uint64_t bytes) {
     simgrid::s4u::Host* from = world.host(inst.ranks[Instance::idx(me)]);
     simgrid::s4u::Host* to = world.host(inst.ranks[Instance::idx((me + 1) % inst.size())]);
-    if (from != to) world.wires().carry(from, to, bytes);
+    if (from == to) return;
+    if (inst.nics != nullptr) {
+      inst.nics->carry(from, to, static_cast<double>(bytes));
+    } else {
+      world.wires().carry(from, to, bytes);
+    }
   }
 
   SimWorld& world_;
@@ -182,6 +195,7 @@ std::unique_ptr<LineRoundPart> LineRounds::join(const LineRoundSpec& spec, Rank 
     in.block_chunks = spec.block_chunks;
     in.need_reduce = spec.need_reduce;
     in.need_complete = spec.need_complete;
+    in.nics = nics_.get();
     std::size_t fewest = 0;  // chunks of the smallest block that has any
     for (const std::size_t c : spec.block_chunks) fewest = c == 0 ? fewest : fewest == 0 ? c : std::min(fewest, c);
     in.groups = std::clamp<std::size_t>(timing_.groups, 1, std::max<std::size_t>(fewest, 1));

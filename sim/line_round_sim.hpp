@@ -8,6 +8,10 @@
 // chunk, and a phase pays one latency where the message version pipelines chunks two at a time per pair. Bytes and
 // messages are counted as the message version's (the pairs it connects and the chunks it sends). Rounds whose
 // message version sends at most `message_budget` messages run as messages, as at the message fidelity.
+// With `nic` the flows are not SimGrid's: they share their members' NICs among themselves (NicShares), without
+// SimGrid's bandwidth-sharing solver, whose cost grows with the square of the flows in flight where a grid's
+// lines connect all of them through their members' NICs. What that leaves out is in nic_shares.hpp; the README
+// measures the difference against the flows.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +20,7 @@
 #include <tuple>
 
 #include "algorithms/api/line_round.hpp"
+#include "sim/nic_shares.hpp"
 #include "sim/sim_world.hpp"
 
 namespace dts::sim {
@@ -24,11 +29,13 @@ namespace dts::sim {
 struct LineRoundTiming {
   std::uint64_t message_budget = 65536;  // rounds whose message version sends more run as flows
   std::size_t groups = 4;                // of so many groups each (LineRoundPart)
+  bool nic = false;                      // run.line_round_timing "nic" (above), else "flows"
 };
 
 class LineRounds {
  public:
-  LineRounds(SimWorld& world, LineRoundTiming timing) : world_(world), timing_(timing) {}
+  LineRounds(SimWorld& world, LineRoundTiming timing, const RouteTimes& routes);
+  ~LineRounds();
   // My part of the round `spec` names (null: the round runs as messages). Members join in any order.
   std::unique_ptr<LineRoundPart> join(const LineRoundSpec& spec, Rank self);
 
@@ -38,6 +45,7 @@ class LineRounds {
   using Key = std::tuple<std::uint64_t, Tag, Round, int>;  // line's hash, tag, round, size
   SimWorld& world_;
   LineRoundTiming timing_;
+  std::unique_ptr<NicShares> nics_;                // `nic` only
   std::map<Key, std::shared_ptr<Instance>> open_;  // until every member has joined
 };
 

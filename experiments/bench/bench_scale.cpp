@@ -122,6 +122,7 @@ struct Options {
   std::int64_t steps = 3;
   double budget_s = 60;
   sim::RingSampling rings;
+  std::string line_round_timing = "flows";            // run.line_round_timing (bidmach_grid)
   bool quick = false, smpi = false, no_smpi = false;  // SMPI beside unless --no-smpi; with --quick only if --smpi
 };
 
@@ -149,7 +150,7 @@ class StampRecorder final : public Recorder {
 };
 
 nlohmann::json experiment(const std::string& algo, const std::string& platform, const std::string& fidelity,
-                          int workers, std::int64_t steps, const sim::RingSampling& rings) {
+                          int workers, std::int64_t steps, const Options& o) {
   constexpr long kImagenetTrain = 1'281'167, kBatch = 32;
   nlohmann::json a = {{"workers", workers}, {"batch_size", kBatch}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.1}}}};
   if (algo == "ring" || algo == "tree" || algo == "hypercube") {
@@ -177,8 +178,9 @@ nlohmann::json experiment(const std::string& algo, const std::string& platform, 
            {{"steps", steps},
             {"eval_every_steps", 0},
             {"fidelity", fidelity},
-            {"ring_flow_budget", rings.flow_budget},
-            {"ring_sample_steps", rings.sample_steps}}}};
+            {"ring_flow_budget", o.rings.flow_budget},
+            {"ring_sample_steps", o.rings.sample_steps},
+            {"line_round_timing", o.line_round_timing}}}};
 }
 
 ChildResult run_case(const exp::Plan& plan) {
@@ -227,7 +229,8 @@ int run_scale(Options o) {
   if (o.steps < 2) throw InputError("--steps", "at least 2 (the first step is setup)");
   std::cout << "dtsim bench scale: resnet50 (modeled numerics, 102 MB of fp32 gradient), modeled imagenet, batch 32"
             << " per worker, run.ring_flow_budget " << o.rings.flow_budget << ", run.ring_sample_steps "
-            << o.rings.sample_steps << "; wall s per simulated iteration over steps 2.." << o.steps
+            << o.rings.sample_steps << ", run.line_round_timing " << o.line_round_timing
+            << "; wall s per simulated iteration over steps 2.." << o.steps
             << " (setup and step 1 apart), median (min-max) of up to " << o.reps << " runs; peak RSS of the run;"
             << " cases predicted above " << o.budget_s << " s are skipped\n";
   std::printf("%-20s %-8s %-10s %7s  %-26s %-10s %-10s %8s %14s  %s\n", "algorithm", "platform", "fidelity", "workers",
@@ -250,7 +253,7 @@ int run_scale(Options o) {
                         algo.c_str(), platform.c_str(), fidelity.c_str(), P, predicted, predicted_mb);
             continue;
           }
-          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o.rings),
+          const auto plans = exp::read_experiment(experiment(algo, platform, fidelity, P, o.steps, o),
                                                   DTS_SOURCE_DIR "/experiments/bench/scale.json", exp::sim_reader());
           std::vector<double> wall, setup, peak, sim, run;
           double spent = 0;
@@ -342,6 +345,8 @@ Command add_scale_bench(CLI::App& bench) {
       ->check(CLI::PositiveNumber);
   app->add_option("--ring-sample-steps", o->rings.sample_steps, "run.ring_sample_steps of the runs")
       ->check(CLI::PositiveNumber);
+  app->add_option("--line-round-timing", o->line_round_timing, "run.line_round_timing of the runs: flows or nic")
+      ->check(CLI::IsMember({"flows", "nic"}));
   app->add_flag("--no-smpi", o->no_smpi, "leave out the SMPI side by side");
   app->add_flag("--smpi", o->smpi, "run the SMPI side by side with --quick too");
   app->add_flag("--quick", o->quick, "smoke run: 16 workers, star, 2 steps, 1 run, no SMPI unless --smpi");

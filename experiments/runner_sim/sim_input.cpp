@@ -40,6 +40,7 @@ class SimReader final : public SimulatorReader {
         r.integer("line_round_budget", static_cast<std::int64_t>(lines.message_budget), 0, 1LL << 40));
     in.lines.groups =
         static_cast<std::size_t>(r.integer("line_round_groups", static_cast<std::int64_t>(lines.groups), 1, 1 << 20));
+    in.lines.nic = r.choice("line_round_timing", "flows", {"flows", "nic"}) == "nic";
     in.trace = r.choice("trace", "none", {"none", "chrome", "paje"});
   }
 };
@@ -67,6 +68,11 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                        "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
     }
     sim::check_message_costs_fidelity(in.platform, in.fidelity == sim::Fidelity::kCollective);
+    if (in.fidelity == sim::Fidelity::kCollective && in.lines.nic && p.scenario->has_link_windows()) {
+      throw InputError(p.scenario->where + "/links",
+                       "a link window needs run.line_round_timing \"flows\": \"nic\" times a line round's "
+                       "flows from the links as they are at the start");
+    }
     const int ring_steps = 2 * (p.ranks - 1);  // an allreduce's
     if (in.fidelity == sim::Fidelity::kCollective && in.rings.sampled(p.ranks, ring_steps) &&
         p.scenario->has_link_windows()) {

@@ -17,7 +17,7 @@ struct SimInput final : SimulatorPart {
   sim::PlatformSpec platform;
   sim::Fidelity fidelity = sim::Fidelity::kMessage;  // run.fidelity: how the simulator runs collectives
   sim::RingSampling rings;                           // run.ring_flow_budget, run.ring_sample_steps
-  sim::LineRoundTiming lines;                        // run.line_round_budget, run.line_round_groups
+  sim::LineRoundTiming lines;                        // run.line_round_budget, _groups, _timing
   std::string trace = "none";                        // run.trace: none | chrome | paje
   const nlohmann::json& resolved_platform() const override { return platform.resolved; }
 };

@@ -206,6 +206,8 @@ TEST_CASE("scenario: bad input is refused before the run, naming the key", "[gol
   refused({{"failures", {{{"rank", 1}, {"at_s", 1}}, {{"rank", 1}, {"at_s", 2}}}}}, "/failures/1/rank");
   refused({{"joins", {{{"rank", 1}, {"at_s", 1}}}}}, "/joins");
   refused({{"failures", {{{"rank", 1}, {"at_s", 1}}}}}, "/failures", " --set run.fidelity=collective");
+  refused({{"links", {{{"nic_of", {1}}, {"bandwidth_factor", 0.5}, {"from_s", 1}, {"until_s", 2}}}}}, "/links",
+          " --set run.fidelity=collective --set run.line_round_timing=nic");
   refused({{"stragglers", {{{"ranks", {1}}, {"factor", 2}}}}, {"typo", 1}}, "/typo");
   // A restart (issue 18): only an algorithm that restarts rank 0 (mpca's driver), only rank 0.
   refused({{"failures", {{{"rank", 0}, {"at_s", 1}, {"restart_after_s", 1}}}}}, "/failures/0/restart_after_s");

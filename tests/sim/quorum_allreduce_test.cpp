@@ -227,12 +227,15 @@ TEST_CASE("quorum allreduce: a round on an earlier round's buffers gives what fr
 namespace {
 
 // One blocking round of `n` modeled floats at `fidelity`, no reductions charged; at the collective fidelity
-// every line round runs as flows (budget 0) of `groups` groups, or as messages with the default budget.
+// every line round runs as flows (budget 0) of `groups` groups, or as messages with the default budget; with
+// `nic`, the flows sharing their members' NICs without SimGrid's solver (run.line_round_timing nic).
 nlohmann::json run_modeled(int P, std::size_t n, const QuorumConfig& cfg, dts::sim::Fidelity fidelity,
-                           std::size_t groups, int late = -1, double delay_s = 0, bool budget = false) {
+                           std::size_t groups, int late = -1, double delay_s = 0, bool budget = false,
+                           bool nic = false) {
   dts::sim::LineRoundTiming lines;
   if (!budget) lines.message_budget = 0;
   lines.groups = groups;
+  lines.nic = nic;
   auto out = dts::test::simulate(
       dts::test::pinned_star(P, 1e9, 10e-6), P,
       [&](auto& comm, auto& node, auto& o) {
@@ -315,4 +318,32 @@ TEST_CASE("line rounds as flows: within the message budget a round runs as its m
   const std::size_t n = 40000;
   const QuorumConfig cfg{0.75, 0.75, 1000};
   CHECK(run_modeled(P, n, cfg, kCollective, 4, 1, 0.01, true) == run_modeled(P, n, cfg, kMessage, 4, 1, 0.01, true));
+}
+
+TEST_CASE("line rounds at the NICs: a line's flows as SimGrid shares them, without its solver",
+          "[sim][collectives][bidmach]") {
+  /* In details:
+   *   o a line of 4 on a star (no cross-traffic), each member sending to its neighbour; quorums of 1, and of 3
+   *     of 4 with member 2 late by 0.3 ms; one group, or four, whose scatter and reduced flows overlap on a
+   *     member's NIC; run.line_round_timing nic against flows
+   * Expectations
+   *   o bytes, messages and quorum counts equal to the flows'
+   *   o every flow's bottleneck is a NIC it shares with flows as limited as itself, where SimGrid's max-min gives
+   *     each an equal share, as NicShares does: the same end times (1e-9)
+   */
+  const int P = 4;
+  const std::size_t n = 400000;
+  const std::size_t groups = GENERATE(1, 4);
+  const auto [quorum, late] = GENERATE(table<double, int>({{1.0, -1}, {0.75, 2}}));
+  const QuorumConfig cfg{quorum, quorum, 1000};
+  INFO(groups << " groups, quorums " << quorum);
+  const auto flows = run_modeled(P, n, cfg, kCollective, groups, late, 3e-4);
+  const auto nic = run_modeled(P, n, cfg, kCollective, groups, late, 3e-4, false, true);
+  for (int r = 0; r < P; ++r) {
+    INFO("member " << r);
+    CHECK(nic["rank"][r]["t"].get<double>() == Approx(flows["rank"][r]["t"].get<double>()).epsilon(1e-9));
+    CHECK(nic["rank"][r]["counts"] == flows["rank"][r]["counts"]);
+    CHECK(nic["rank"][r]["sent"] == flows["rank"][r]["sent"]);
+  }
+  CHECK(nic["messages"] == flows["messages"]);
 }
