@@ -58,6 +58,8 @@ const SimInput& sim_input(const Plan& plan) {
   return *in;
 }
 
+constexpr int kManyLineFlows = 4096;
+
 void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args) {
   sim::check_simgrid_args(simgrid_args);
   std::set<std::string> checked;  // variants often share their platform
@@ -80,6 +82,14 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                 << " step of a ring as flows, " << static_cast<long>(p.ranks) * ring_steps << " per allreduce of "
                 << p.ranks << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget
                 << "): slow at this size\n";
+    }
+    // Lines of 64 and more, whose flows SimGrid's solver re-solves together (README, BIDMach's line rounds).
+    if (in.fidelity == sim::Fidelity::kCollective && !in.lines.nic && !p.real && p.algorithm == "bidmach_grid" &&
+        p.workers >= kManyLineFlows) {
+      std::cerr << "warning: " << p.workers << " workers of bidmach_grid: its line rounds run as flows that SimGrid's "
+                << "solver shares (run.line_round_timing \"flows\"), at a cost that grows with the square of the "
+                << "workers (16,384: 5 minutes for 3 steps); \"nic\" shares them at their members' NICs, 10 times "
+                << "faster at that size, within 3 % of the flows' round time up to 1,024 workers (README)\n";
     }
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();

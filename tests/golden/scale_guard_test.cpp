@@ -104,3 +104,31 @@ TEST_CASE("run.ring_flow_budget: every ring step a flow on request, a bad value 
   REQUIRE_THAT(r.err, Catch::Contains("run/ring_sample_steps"));
   REQUIRE(!std::filesystem::exists(tmp / "bad_k"));
 }
+
+TEST_CASE("run.line_round_timing: a large grid's flows are warned about, nic is not, a bad value is refused",
+          "[golden]") {
+  /* In details:
+   *   o bidmach_grid, modeled ResNet-50, 4,096 workers at collective fidelity, checked only (--check)
+   * Expectations
+   *   o with the default timing (flows) a warning names run.line_round_timing "nic"; with "nic" none
+   *   o "messages": exit code 2 naming run/line_round_timing
+   */
+  TempDir tmp;
+  auto exp = guard_experiment("star", "bidmach_grid", "collective", 4096);
+  const auto check = [&](const std::string& name) {
+    dts::test::write_json(tmp / (name + ".json"), exp);
+    return dts::test::run_dtsim("run " + (tmp / (name + ".json")).string() + " --check", tmp / "");
+  };
+  auto r = check("flows");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("warning: 4096 workers of bidmach_grid") && Catch::Contains("\"nic\""));
+  exp["run"]["line_round_timing"] = "nic";
+  r = check("nic");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, !Catch::Contains("warning"));
+  exp["run"]["line_round_timing"] = "messages";
+  r = check("bad");
+  REQUIRE(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("run/line_round_timing"));
+}
