@@ -27,6 +27,7 @@ void NicShares::rerate(Nic& nic, std::vector<sg4::ConditionVariablePtr>& tell) {
 void NicShares::carry(sg4::Host* from, sg4::Host* to, double bytes) {
   const double latency = routes_.latency_s(from, to, bytes);
   sg4::this_actor::sleep_for(latency);
+  if (bytes <= 0) return;
   Flow f;
   f.alone_Bps = bytes / (routes_.alone_s(from, to, bytes) - latency);
   f.left = bytes;

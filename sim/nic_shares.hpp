@@ -3,9 +3,10 @@
 // the rate SimGrid gives it alone on its route (RouteTimes), divided by the most flows moving at once through its
 // sender's NIC or its receiver's: processor sharing at each end of the flow, re-rated whenever a flow starts or
 // ends at either NIC. Each change touches the flows of two NICs, where SimGrid's solver re-solves every flow
-// connected to it (a grid's lines connect them all through their members' NICs). Left out: the links between
-// the NICs (a fat tree's switches), max-min's redistribution of what a flow bound elsewhere leaves on a NIC,
-// LV08's cross-traffic, and flows other than these.
+// connected to it (a grid's lines connect them all through their members' NICs). A NIC is taken to be
+// split-duplex, one link each way (the star's default; the pre-run check refuses the star's others). Left out:
+// the links between the NICs (a fat tree's switches), max-min's redistribution of what a flow bound elsewhere
+// leaves on a NIC, LV08's cross-traffic, and flows other than these.
 #pragma once
 
 #include <list>

@@ -83,6 +83,12 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                 << p.ranks << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget
                 << "): slow at this size\n";
     }
+    if (in.fidelity == sim::Fidelity::kCollective && in.lines.nic && in.platform.sharing != "split_duplex") {
+      throw InputError(in.platform.origin + "/sharing",
+                       "run.line_round_timing \"nic\" takes every NIC for two links, one each way (\"split_duplex\"), "
+                       "not \"" +
+                           in.platform.sharing + "\"");
+    }
     // Lines of 64 and more, whose flows SimGrid's solver re-solves together (README, BIDMach's line rounds).
     if (in.fidelity == sim::Fidelity::kCollective && !in.lines.nic && !p.real && p.algorithm == "bidmach_grid" &&
         p.workers >= kManyLineFlows) {

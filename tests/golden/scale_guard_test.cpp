@@ -111,7 +111,7 @@ TEST_CASE("run.line_round_timing: a large grid's flows are warned about, nic is 
    *   o bidmach_grid, modeled ResNet-50, 4,096 workers at collective fidelity, checked only (--check)
    * Expectations
    *   o with the default timing (flows) a warning names run.line_round_timing "nic"; with "nic" none
-   *   o "messages": exit code 2 naming run/line_round_timing
+   *   o "nic" on a star of fat-pipe NICs, and "messages": exit code 2 naming /platform/sharing, run/line_round_timing
    */
   TempDir tmp;
   auto exp = guard_experiment("star", "bidmach_grid", "collective", 4096);
@@ -127,6 +127,11 @@ TEST_CASE("run.line_round_timing: a large grid's flows are warned about, nic is 
   r = check("nic");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.err, !Catch::Contains("warning"));
+  exp["platform"]["sharing"] = "fatpipe";
+  r = check("fatpipe");
+  REQUIRE(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/platform/sharing"));
+  exp["platform"].erase("sharing");
   exp["run"]["line_round_timing"] = "messages";
   r = check("bad");
   REQUIRE(r.code == 2);
