@@ -40,7 +40,8 @@ void allreduce_sgd_rank(Context& ctx, const AllreduceSgdConfig& cfg) {
 }  // namespace
 
 AlgorithmSpec allreduce_sgd_spec() {
-  return {"allreduce_sgd", "synchronous SGD, gradients summed by a ring, tree or hypercube allreduce",
+  return {"allreduce_sgd",
+          "synchronous SGD, gradients summed by a ring, tree or hypercube allreduce (or auto: by size, as Open MPI)",
           [](int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             AllreduceSgdConfig cfg;
