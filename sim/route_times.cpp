@@ -70,12 +70,11 @@ double RouteTimes::latency_s(sg4::Host* a, sg4::Host* b, double bytes) const {
   return route(a, b).latency_s * (smpi_factors_ ? factor_for(smpi_lat_, bytes) : latency_factor_);
 }
 
-double RouteTimes::alone_s(sg4::Host* a, sg4::Host* b, double bytes) const {
+double RouteTimes::alone_Bps(sg4::Host* a, sg4::Host* b, double bytes) const {
   const Route& r = route(a, b);
   double bound = r.bandwidth_Bps;
   if (r.latency_s > 0 && tcp_gamma_ > 0) bound = std::min(bound, tcp_gamma_ / (2.0 * r.latency_s));
-  const double rate = bound * (smpi_factors_ ? factor_for(smpi_bw_, bytes) : bandwidth_factor_);
-  return latency_s(a, b, bytes) + bytes / rate;
+  return bound * (smpi_factors_ ? factor_for(smpi_bw_, bytes) : bandwidth_factor_);
 }
 
 }  // namespace dts::sim

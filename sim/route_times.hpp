@@ -18,8 +18,12 @@ class RouteTimes {
   RouteTimes();  // reads the network model's configuration: after the platform is built
   // The flow's latency (the route's, times the model's factor for a flow of `bytes`).
   double latency_s(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const;
+  // The rate of a flow of `bytes` alone on the route, once its latency is paid, in bytes per second.
+  double alone_Bps(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const;
   // Latency and transfer of `bytes` alone on the route.
-  double alone_s(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const;
+  double alone_s(simgrid::s4u::Host* a, simgrid::s4u::Host* b, double bytes) const {
+    return latency_s(a, b, bytes) + bytes / alone_Bps(a, b, bytes);
+  }
 
  private:
   struct Route {

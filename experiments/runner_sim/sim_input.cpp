@@ -95,7 +95,7 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
       std::cerr << "warning: " << p.workers << " workers of bidmach_grid: its line rounds run as flows that SimGrid's "
                 << "solver shares (run.line_round_timing \"flows\"), at a cost that grows with the square of the "
                 << "workers (16,384: 5 minutes for 3 steps); \"nic\" shares them at their members' NICs, 10 times "
-                << "faster at that size, within 4 % of the flows' round time up to 4,096 workers (README)\n";
+                << "faster at that size, within 6 % of the flows' round time up to 4,096 workers (README)\n";
     }
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
