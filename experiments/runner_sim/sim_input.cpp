@@ -58,7 +58,33 @@ const SimInput& sim_input(const Plan& plan) {
   return *in;
 }
 
-constexpr int kManyLineFlows = 4096;
+namespace {
+
+// BIDMach's line rounds at the collective fidelity (README, "BIDMach's line rounds"): what `nic` cannot time, and a
+// warning where SimGrid's solver would take long over the flows, from a grid of 64 x 64 on.
+void check_line_rounds(const Plan& p, const SimInput& in) {
+  if (in.fidelity != sim::Fidelity::kCollective) return;
+  if (in.lines.nic && p.scenario->has_link_windows()) {
+    throw InputError(p.scenario->where + "/links",
+                     "a link window needs run.line_round_timing \"flows\": \"nic\" times a line round's "
+                     "flows from the links as they are at the start");
+  }
+  if (in.lines.nic && in.platform.sharing != "split_duplex") {
+    throw InputError(in.platform.origin + "/sharing",
+                     "run.line_round_timing \"nic\" takes every NIC for two links, one each way (\"split_duplex\"), "
+                     "not \"" +
+                         in.platform.sharing + "\"");
+  }
+  constexpr int kManyGridWorkers = 4096;
+  if (!in.lines.nic && !p.real && p.algorithm == "bidmach_grid" && p.workers >= kManyGridWorkers) {
+    std::cerr << "warning: " << p.workers << " workers of bidmach_grid: its line rounds run as flows that SimGrid's "
+              << "solver shares (run.line_round_timing \"flows\"), at a cost that grows with the square of the "
+              << "workers (16,384: 5 minutes for 3 steps); \"nic\" shares them at their members' NICs, 10 times "
+              << "faster at that size, within 6 % of the flows' round time up to 4,096 workers (README)\n";
+  }
+}
+
+}  // namespace
 
 void check_simulation(const std::vector<Plan>& plans, const std::vector<std::string>& simgrid_args) {
   sim::check_simgrid_args(simgrid_args);
@@ -70,11 +96,7 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                        "failures need run.fidelity \"message\": the collective fidelity has no messages to lose");
     }
     sim::check_message_costs_fidelity(in.platform, in.fidelity == sim::Fidelity::kCollective);
-    if (in.fidelity == sim::Fidelity::kCollective && in.lines.nic && p.scenario->has_link_windows()) {
-      throw InputError(p.scenario->where + "/links",
-                       "a link window needs run.line_round_timing \"flows\": \"nic\" times a line round's "
-                       "flows from the links as they are at the start");
-    }
+    check_line_rounds(p, in);
     const int ring_steps = 2 * (p.ranks - 1);  // an allreduce's
     if (in.fidelity == sim::Fidelity::kCollective && in.rings.sampled(p.ranks, ring_steps) &&
         p.scenario->has_link_windows()) {
@@ -82,20 +104,6 @@ void check_simulation(const std::vector<Plan>& plans, const std::vector<std::str
                 << " step of a ring as flows, " << static_cast<long>(p.ranks) * ring_steps << " per allreduce of "
                 << p.ranks << " ranks, above run.ring_flow_budget (" << in.rings.flow_budget
                 << "): slow at this size\n";
-    }
-    if (in.fidelity == sim::Fidelity::kCollective && in.lines.nic && in.platform.sharing != "split_duplex") {
-      throw InputError(in.platform.origin + "/sharing",
-                       "run.line_round_timing \"nic\" takes every NIC for two links, one each way (\"split_duplex\"), "
-                       "not \"" +
-                           in.platform.sharing + "\"");
-    }
-    // Lines of 64 and more, whose flows SimGrid's solver re-solves together (README, BIDMach's line rounds).
-    if (in.fidelity == sim::Fidelity::kCollective && !in.lines.nic && !p.real && p.algorithm == "bidmach_grid" &&
-        p.workers >= kManyLineFlows) {
-      std::cerr << "warning: " << p.workers << " workers of bidmach_grid: its line rounds run as flows that SimGrid's "
-                << "solver shares (run.line_round_timing \"flows\"), at a cost that grows with the square of the "
-                << "workers (16,384: 5 minutes for 3 steps); \"nic\" shares them at their members' NICs, 10 times "
-                << "faster at that size, within 6 % of the flows' round time up to 4,096 workers (README)\n";
     }
     const std::string key = in.platform.resolved.dump() + " " + std::to_string(p.ranks) + " " +
                             std::to_string(p.workers) + " " + p.resolved.value("scenario", nlohmann::json()).dump();
