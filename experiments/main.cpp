@@ -7,6 +7,9 @@
 
 #include "experiments/bench/bench.hpp"
 #include "experiments/list.hpp"
+#ifdef DTS_WITH_SIM
+#include "experiments/step_times.hpp"
+#endif
 #include "experiments/runner/run.hpp"
 #ifdef DTS_WITH_SIM
 #include "experiments/calibrate/calibrate_run.hpp"
@@ -98,6 +101,15 @@ int main(int argc, char** argv) {
   calibrate_cmd->allow_extras();  // --cfg=... / --log=... for every run
 #endif
   CLI::App* list_cmd = app.add_subcommand("list", "list algorithms, models, data sets, platforms and devices");
+#ifdef DTS_WITH_SIM
+  dts::exp::StepTimeQuery step_time;
+  list_cmd->add_option("--model", step_time.model,
+                       "instead: the device model's forward-backward time of this model on every catalog device");
+  list_cmd->add_option("--batch", step_time.batch, "with --model: samples per step (default 32)")
+      ->check(CLI::Range(1, 1 << 20));
+  list_cmd->add_option("--classes", step_time.classes, "with --model: classes of a kernels network (default 10)")
+      ->check(CLI::Range(1, 1 << 20));
+#endif
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "print benchmark figures (median, min and max of several runs)");
   bench_cmd->require_subcommand(1);
@@ -110,6 +122,12 @@ int main(int argc, char** argv) {
   }
   try {
     if (*list_cmd) {
+#ifdef DTS_WITH_SIM
+      if (!step_time.model.empty()) {
+        dts::exp::print_step_times(DTS_SOURCE_DIR, step_time);
+        return 0;
+      }
+#endif
       dts::exp::list_catalog(DTS_SOURCE_DIR);
       return 0;
     }

@@ -19,6 +19,49 @@ std::pair<double, double> layer_roofline(const Device& d, const model::LayerCost
   return {fwd, bwd};
 }
 
+// Caffe's SGD, momentum and Adam solvers launch four kernels per parameter block and iteration: clearing its
+// gradient, the weight-decay axpy, the update value and the update itself (sgd_solver.cpp, Net::Update).
+constexpr double kUpdateKernelsPerBlock = 4;
+
+// A pass of a layer with framework terms: the device's time (its roofline at the efficiency, plus the small-call
+// time of each of its GEMMs) and the host's (its launches and per-layer work).
+struct PassCost {
+  double device = 0, host = 0;
+};
+PassCost pass_cost(const Device& d, double roofline, double kernels, double gemms) {
+  if (roofline <= 0 && kernels <= 0) return {};  // a flatten, a backward that never runs
+  const double small = gemms * d.half_efficiency_flops / d.peak_flops;
+  return {(roofline + small) / d.efficiency * d.thread_scaling.slowdown(d.cores),
+          d.layer_overhead_s + kernels * d.launch_s};
+}
+
+// The layers' forward and backward times with framework terms. The host launches asynchronously, so within a
+// pass (the forward, or the backward) it runs ahead of the device: a pass takes the longer of the two sums.
+// Each layer's share of it is its longer side, scaled to the pass.
+std::vector<Device::LayerTime> framework_layer_times(const Device& d, const std::vector<model::LayerCost>& layers,
+                                                     double b) {
+  std::vector<PassCost> fwd, bwd;
+  PassCost f_sum, b_sum;
+  double f_shares = 0, b_shares = 0;
+  for (const auto& l : layers) {
+    const auto [f, bw] = layer_roofline(d, l, b);
+    const bool backward = l.bwd_flops_per_sample > 0 || l.bwd_kernels > 0;
+    fwd.push_back(pass_cost(d, f, l.fwd_kernels, l.fwd_gemms));
+    bwd.push_back(backward ? pass_cost(d, bw, l.bwd_kernels, l.bwd_gemms) : PassCost{});
+    f_sum.device += fwd.back().device, f_sum.host += fwd.back().host;
+    b_sum.device += bwd.back().device, b_sum.host += bwd.back().host;
+    f_shares += std::max(fwd.back().device, fwd.back().host);
+    b_shares += std::max(bwd.back().device, bwd.back().host);
+  }
+  const double f_scale = f_shares > 0 ? std::max(f_sum.device, f_sum.host) / f_shares : 0;
+  const double b_scale = b_shares > 0 ? std::max(b_sum.device, b_sum.host) / b_shares : 0;
+  std::vector<Device::LayerTime> out;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    out.push_back({std::max(fwd[i].device, fwd[i].host) * f_scale, std::max(bwd[i].device, bwd[i].host) * b_scale});
+  }
+  return out;
+}
+
 // Keys absent from the object keep t's values (a base device's, or 0).
 void read_thread_scaling(ConfigReader& r, ThreadScaling& t) {
   if (!r.has("thread_scaling")) return;
@@ -38,6 +81,10 @@ double ThreadScaling::slowdown(int n) const {
 
 double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
   double t = 0;
+  if (has_framework_terms()) {
+    for (const auto& l : framework_layer_times(*this, layers, batch)) t += l.fwd_s + l.bwd_s;
+    return t;
+  }
   for (const auto& l : layers) {
     const auto [fwd, bwd] = layer_roofline(*this, l, batch);
     t += fwd + bwd;
@@ -47,11 +94,16 @@ double Device::step_time_s(const std::vector<model::LayerCost>& layers, int batc
 
 double Device::forward_time_s(const std::vector<model::LayerCost>& layers, int batch) const {
   double t = 0;
+  if (has_framework_terms()) {
+    for (const auto& l : framework_layer_times(*this, layers, batch)) t += l.fwd_s;
+    return t;
+  }
   for (const auto& l : layers) t += layer_roofline(*this, l, batch).first;
   return t / efficiency * thread_scaling.slowdown(cores);
 }
 
 std::vector<Device::LayerTime> Device::layer_times_s(const std::vector<model::LayerCost>& layers, int batch) const {
+  if (has_framework_terms()) return framework_layer_times(*this, layers, batch);
   const double slowdown = thread_scaling.slowdown(cores);
   std::vector<LayerTime> out;
   for (const auto& l : layers) {
@@ -69,6 +121,12 @@ double Device::efficiency_of(WorkKind kind) const {
 double Device::elementwise_time_s(WorkKind kind, double n, double flops_per_elem, double bytes_per_elem) const {
   return std::max(n * flops_per_elem / peak_flops, n * bytes_per_elem / mem_bw_Bps) / efficiency_of(kind) *
          thread_scaling.slowdown(cores);
+}
+
+double Device::update_time_s(double n, double flops_per_elem, double bytes_per_elem, std::size_t blocks) const {
+  const double pass = elementwise_time_s(WorkKind::kUpdate, n, flops_per_elem, bytes_per_elem);
+  if (launch_s <= 0) return pass;
+  return std::max(pass, static_cast<double>(blocks) * kUpdateKernelsPerBlock * launch_s);
 }
 
 Device split_device(const Device& chip, int groups) {
@@ -102,6 +160,9 @@ Device read_device(ConfigReader& r, const std::string& name, const Device* base)
   if (r.has("update_efficiency")) d.update_efficiency = r.number("update_efficiency", 1.0, 1e-4, 1.0);
   if (r.has("reduce_efficiency")) d.reduce_efficiency = r.number("reduce_efficiency", 1.0, 1e-4, 1.0);
   read_thread_scaling(r, d.thread_scaling);
+  d.launch_s = r.number("launch_s", d.launch_s, 0, 1);
+  d.layer_overhead_s = r.number("layer_overhead_s", d.layer_overhead_s, 0, 1);
+  d.half_efficiency_flops = r.number("half_efficiency_flops", d.half_efficiency_flops, 0, 1e15);
   r.finish();
   return d;
 }

@@ -4,6 +4,10 @@
 // rules, the additions of reductions) have an efficiency of their own per kind. A many-core device's
 // thread-scaling curve stretches every term by how far its cores fall short of linear scaling, so that a
 // part of the chip (split_device) loses less than the whole. Host wall-clock never enters.
+// A framework driving a GPU (Caffe and its peers) adds what a bare roofline misses on small networks: the host's
+// time to launch each kernel and to run each layer's bookkeeping, which the device's work overlaps (a pass of a
+// layer takes the longer of the two), and GEMM and convolution calls too small to reach the roofline's
+// efficiency. Each term is off at its default, which times every step bit for bit as without it.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +56,13 @@ struct Device {
   // How the device's speed scales with its cores: peak_flops and mem_bw_Bps are `cores` times one core's, and
   // every roofline term is stretched by thread_scaling.slowdown(cores) (1 by default).
   ThreadScaling thread_scaling;
+  // The framework's host-side costs (seconds): launching one kernel, and one layer's work per pass.
+  double launch_s = 0;
+  double layer_overhead_s = 0;
+  // A GEMM or convolution call of W flops runs at efficiency x W / (W + half_efficiency_flops): it takes
+  // half_efficiency_flops / (efficiency x peak_flops) beyond its roofline time (the floor of a tiny call).
+  double half_efficiency_flops = 0;
+  bool has_framework_terms() const { return launch_s > 0 || layer_overhead_s > 0 || half_efficiency_flops > 0; }
 
   // Forward + backward of one minibatch of `batch` samples.
   double step_time_s(const std::vector<model::LayerCost>& layers, int batch) const;
@@ -66,6 +77,10 @@ struct Device {
   // An element-wise pass of `kind` over n elements of `flops_per_elem` flops and `bytes_per_elem` bytes each:
   // max(n flops / peak_flops, n bytes / mem_bw_Bps) / (the kind's efficiency) x the thread-scaling slowdown.
   double elementwise_time_s(WorkKind kind, double n, double flops_per_elem, double bytes_per_elem) const;
+  // An optimizer step over n parameters in `blocks` parameter blocks: the element-wise pass of kind kUpdate, or
+  // the framework's launches of its per-block kernels where those take longer (the host issues them while the
+  // device runs the earlier ones).
+  double update_time_s(double n, double flops_per_elem, double bytes_per_elem, std::size_t blocks) const;
   // The achieved fraction of the roofline of an element-wise pass of `kind`.
   double efficiency_of(WorkKind kind) const;
 };
@@ -76,7 +91,8 @@ struct Device {
 Device split_device(const Device& chip, int groups);
 
 // Reads a device object ({"peak_flops", "mem_bw_Bps", "efficiency", "cores", "memory_bytes", "source",
-// "update_efficiency", "reduce_efficiency", "thread_scaling": {"serial_fraction", "contention"}}). With a
+// "update_efficiency", "reduce_efficiency", "thread_scaling": {"serial_fraction", "contention"}, "launch_s",
+// "layer_overhead_s", "half_efficiency_flops"}). With a
 // `base` device every key is optional and overrides the base's figure (a catalog device with fitted terms).
 Device read_device(ConfigReader& r, const std::string& name, const Device* base = nullptr);
 // Looks `name` up in a catalog file (platforms/devices.json): {"devices": {"name": {...}, ...}}. "NAME:fp16" or

@@ -138,8 +138,8 @@ void SimCompute::optimizer_step_range(Slice params, ConstSlice grads, std::size_
 
 void SimCompute::charge_update(std::size_t count) {
   const auto& opt = trainer().optimizer();
-  charge(device_.elementwise_time_s(WorkKind::kUpdate, static_cast<double>(count), opt.flops_per_param(),
-                                    opt.bytes_per_param()),
+  charge(device_.update_time_s(static_cast<double>(count), opt.flops_per_param(), opt.bytes_per_param(),
+                               trainer().param_blocks().size()),
          update_category(host_));
 }
 

@@ -63,6 +63,8 @@ CostBuilder& CostBuilder::conv(int oc, int k, int stride, int pad, int groups, b
   if (!bias) {  // no bias add, no bias gradient
     c.fwd_flops_per_sample -= out.size();
     c.bwd_flops_per_sample -= out.size();
+    c.fwd_kernels -= 1;
+    c.bwd_kernels -= 1;
   }
   trainable_seen_ = true;
   return push(std::move(c), out);
@@ -99,7 +101,9 @@ CostBuilder& CostBuilder::global_avgpool() {
 }
 
 CostBuilder& CostBuilder::relu() { return push(cost::elementwise(next("relu"), cur_.size(), 2, 3, bwd()), cur_); }
-CostBuilder& CostBuilder::dropout() { return push(cost::elementwise(next("dropout"), cur_.size(), 3, 3, bwd()), cur_); }
+CostBuilder& CostBuilder::dropout() {
+  return push(cost::elementwise(next("dropout"), cur_.size(), 3, 3, bwd(), 1, 1, 2, 1), cur_);
+}
 CostBuilder& CostBuilder::flatten() {
   return push(LayerCost{next("flatten"), 0, 0, 0, 0, 0}, Shape{int(cur_.size()), 1, 1});
 }
@@ -124,13 +128,14 @@ CostBuilder& CostBuilder::concat(const std::vector<Shape>& branches) {
     DTS_ASSERT(b.h == out.h && b.w == out.w, p_.name + ": concat of branches of different sizes");
     out.c += b.c;
   }
-  return push(cost::elementwise(next("concat"), out.size(), 2, 2, bwd(), 0, 0), out);
+  const auto n = static_cast<double>(branches.size());  // a copy kernel per branch each way
+  return push(cost::elementwise(next("concat"), out.size(), 2, 2, bwd(), 0, 0, n, n), out);
 }
 
 CostBuilder& CostBuilder::add(Shape other) {
   DTS_ASSERT(other.c == cur_.c && other.h == cur_.h && other.w == cur_.w,
              p_.name + ": residual add of different shapes");
-  return push(cost::elementwise(next("add"), cur_.size(), 3, 3, bwd()), cur_);
+  return push(cost::elementwise(next("add"), cur_.size(), 3, 3, bwd(), 1, 1, 1, 2), cur_);  // a copy per input back
 }
 
 CostBuilder& CostBuilder::loss(const std::string& name) { return push(cost::softmax_xent(name, cur_.size()), cur_); }

@@ -16,6 +16,10 @@ LayerCost gemm(const std::string& name, double mac, double in, double out, doubl
     c.bwd_bytes_per_sample = kF * (out + in + (need_dinp ? in : 0.0));
   }
   c.param_bytes = kF * params;
+  c.fwd_kernels = 2;
+  c.bwd_kernels = bwd ? (need_dinp ? 3 : 2) : 0;
+  c.fwd_gemms = 1;
+  c.bwd_gemms = bwd ? (need_dinp ? 2 : 1) : 0;
   return c;
 }
 
@@ -29,11 +33,13 @@ LayerCost pool(const std::string& name, double in, double out, double win, bool 
     c.bwd_flops_per_sample = max ? out : win * out;
     c.bwd_bytes_per_sample = kF * (out + in + idx);
   }
+  c.fwd_kernels = 1;
+  c.bwd_kernels = bwd ? (max ? 2 : 1) : 0;  // max: Caffe's own kernel, after zeroing dinp; average: cuDNN's
   return c;
 }
 
 LayerCost elementwise(const std::string& name, double n, double tensors_fwd, double tensors_bwd, bool bwd,
-                      double flops_fwd, double flops_bwd) {
+                      double flops_fwd, double flops_bwd, double kernels_fwd, double kernels_bwd) {
   LayerCost c;
   c.name = name;
   c.fwd_flops_per_sample = flops_fwd * n;
@@ -42,11 +48,16 @@ LayerCost elementwise(const std::string& name, double n, double tensors_fwd, dou
     c.bwd_flops_per_sample = flops_bwd * n;
     c.bwd_bytes_per_sample = kF * tensors_bwd * n;
   }
+  c.fwd_kernels = kernels_fwd;
+  c.bwd_kernels = bwd ? kernels_bwd : 0;
   return c;
 }
 
 LayerCost softmax_xent(const std::string& name, double K) {
-  return LayerCost{name, 5 * K, 2 * K, kF * 2 * K, kF * 2 * K, 0};
+  LayerCost c{name, 5 * K, 2 * K, kF * 2 * K, kF * 2 * K, 0};
+  c.fwd_kernels = 4;
+  c.bwd_kernels = 2;
+  return c;
 }
 
 }  // namespace dts::model::cost

@@ -3,6 +3,10 @@
 // Conventions: a multiply-add is 2 flops; 4 bytes per float; `bwd` false means no backward runs at all
 // (nothing trainable at or before the layer); `need_dinp` false skips the data gradient (the first
 // trainable layer). Each function returns the LayerCost of kernels/model/network.hpp.
+// Kernel launches per pass are Caffe's with cuDNN (the papers' framework; BVLC/caffe src/caffe/layers/*.cu): a
+// convolution or inner product launches its GEMM and a bias kernel forward (one GEMM call), and the bias, weight
+// and data gradients backward (two GEMM calls); pooling and element-wise layers one kernel each way (max
+// pooling two backward), dropout two forward (cuRAND's mask, then the product).
 #pragma once
 
 #include <string>
@@ -27,11 +31,13 @@ LayerCost pool(const std::string& name, double in, double out, double win, bool 
 
 // An elementwise op over n values per sample: `flops_fwd`/`flops_bwd` flops per value, `tensors_fwd` /
 // `tensors_bwd` n-float tensors moved (ReLU: 2 and 3 tensors, dropout: 3 and 3, 1 flop per value each way).
+// `kernels_fwd` / `kernels_bwd`: the kernels launched each way.
 LayerCost elementwise(const std::string& name, double n, double tensors_fwd, double tensors_bwd, bool bwd,
-                      double flops_fwd = 1, double flops_bwd = 1);
+                      double flops_fwd = 1, double flops_bwd = 1, double kernels_fwd = 1, double kernels_bwd = 1);
 
 // Mean softmax cross-entropy over K logits: fwd ~5 flops per logit (max, subtract, exp, sum, log), reads
-// logits, writes probs; bwd 2 flops per logit, reads probs, writes dlogits.
+// logits, writes probs; bwd 2 flops per logit, reads probs, writes dlogits. Caffe's SoftmaxWithLoss launches the
+// softmax, the loss, its sum and the loss weight's dot forward, the gradient and its scaling backward.
 LayerCost softmax_xent(const std::string& name, double K);
 
 }  // namespace dts::model::cost

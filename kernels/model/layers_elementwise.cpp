@@ -94,7 +94,9 @@ class Dropout final : public Layer {
 #endif
   }
   // fwd reads inp and mask, writes out; bwd reads dout and mask, writes dinp (mask generation not counted).
-  LayerCost cost(bool, bool bwd) const override { return cost::elementwise(name(), double(in().size()), 3, 3, bwd); }
+  LayerCost cost(bool, bool bwd) const override {
+    return cost::elementwise(name(), double(in().size()), 3, 3, bwd, 1, 1, 2, 1);
+  }
 
  private:
 #ifdef DTS_WITH_ONEDNN

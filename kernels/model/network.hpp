@@ -24,6 +24,11 @@ struct LayerCost {
   double fwd_bytes_per_sample = 0;  // activations read and written
   double bwd_bytes_per_sample = 0;
   double param_bytes = 0;
+  // The kernels a GPU framework launches for the layer in each pass (Caffe with cuDNN; layer_cost.hpp), and how
+  // many of them are GEMMs or convolutions (library calls whose efficiency falls when they are small). The
+  // device model's launch, per-layer and small-kernel terms read them.
+  double fwd_kernels = 0, bwd_kernels = 0;
+  double fwd_gemms = 0, bwd_gemms = 0;
 };
 
 // One named block of the parameter buffer (a layer's weight or bias), for per-layer communication.

@@ -43,10 +43,18 @@ double forward_backward_s(const nlohmann::json& summary) {
 
 TEST_CASE("P100 cluster: ResNet-50 at batch 32 on one P100 is the roofline at the full peak", "[golden]") {
   /* The calibration input (papers/gossipgrad.md §14) is 96 ms; the roofline at 10.6 TFLOP/s and 732 GB/s
-   * gives 103.6 ms, so the fitted efficiency sits at its bound 1.0 (platforms/README.md). */
+   * gives 103.6 ms, so the fitted efficiency sits at its bound 1.0 (platforms/README.md). With the framework
+   * terms (Caffe's per-layer host work, fitted on the M40) the host's 350 layer passes take longer than the
+   * device's: 133.2 ms, which runs that name the calibration input (model.step_time_s 0.096) do not use. */
   TempDir tmp;
   const auto s = run(tmp, "one", resnet_on("p100_minsky_edr.json", 1, {{"name", "allreduce_sgd"}}));
-  CHECK(forward_backward_s(s) / 2 == Approx(0.1036).epsilon(0.002));
+  CHECK(forward_backward_s(s) / 2 == Approx(0.1332).epsilon(0.002));
+  auto bare = resnet_on("p100_minsky_edr.json", 1, {{"name", "allreduce_sgd"}});
+  bare["platform"] = {
+      {"base", bare["platform"]},
+      {"device",
+       {{"base", "nvidia_p100_sxm2"}, {"launch_s", 0}, {"layer_overhead_s", 0}, {"half_efficiency_flops", 0}}}};
+  CHECK(forward_backward_s(run(tmp, "bare", bare)) / 2 == Approx(0.1036).epsilon(0.002));
 }
 
 TEST_CASE("P100 cluster: agd's layer-wise allreduce hides most of the gradient exchange", "[golden]") {
