@@ -143,6 +143,10 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.eval_every_steps = r.integer("eval_every_steps", 0, 0, std::int64_t{1} << 40);
   p.log_every_steps = r.integer("log_every_steps", 10, 1, std::int64_t{1} << 40);
   p.eval_replicas = r.boolean("eval_replicas", false);
+  p.measure_from_step = r.integer("measure_from_step", 0, 0, std::int64_t{1} << 40);
+  if (p.measure_from_step >= p.steps) {
+    r.fail("measure_from_step", "must be below the run's " + std::to_string(p.steps) + " steps per worker");
+  }
   if (p.eval_replicas && !p.real) r.fail("eval_replicas", "modeled numerics have no replicas to evaluate");
   simulator.read_run(r, *sim_part);
   r.finish();

@@ -44,6 +44,8 @@ struct Plan {
   std::int64_t steps = 0;  // per worker
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
   bool eval_replicas = false;  // run.eval_replicas
+  // run.measure_from_step: summary.json's "window" measures steps (measure_from_step, steps] (0: no window).
+  std::int64_t measure_from_step = 0;
   std::shared_ptr<const DataSets> data;
   std::shared_ptr<const Scenario> scenario;  // never null; empty without a scenario section
   nlohmann::json resolved;                   // config.resolved.json

@@ -157,7 +157,11 @@ MetricsRow MetricsRecorder::row(std::int64_t step) const {
 }
 
 void MetricsRecorder::step(std::int64_t step, float loss) {
-  ++log_.rank(comm_.rank()).steps;
+  RankActivity& activity = log_.rank(comm_.rank());
+  ++activity.steps;
+  const RankActivity::Mark mark{step, comm_.now_s(), comm_.bytes_sent(), comm_.bytes_received()};
+  activity.last = mark;
+  if (cadence_.measure_from_step > 0 && step == cadence_.measure_from_step) activity.window_from = mark;
   if (progress_) progress_->step(step, comm_.now_s(), loss);
   if (step % cadence_.log_every_steps != 0) return;
   MetricsRow r = row(step);

@@ -44,6 +44,14 @@ struct RankActivity {
   std::int64_t steps = 0;
   double idle_s = 0;
   std::map<Rank, double> waited_on;
+  // Where the rank stood at the start of the measurement window (Cadence::measure_from_step) and after its last
+  // step: the clock and its byte counters.
+  struct Mark {
+    std::int64_t step = 0;
+    double time_s = 0;
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+  };
+  std::optional<Mark> window_from, last;
 };
 
 // Test-set evaluation, shared by every rank of the process.
@@ -113,7 +121,8 @@ class MetricsLog {
 // What a run records, and how often (the experiment's run section).
 struct Cadence {
   std::int64_t eval_every_steps = 0, log_every_steps = 1;
-  bool eval_replicas = false;  // every observed replica is evaluated too (kind "replica")
+  bool eval_replicas = false;          // every observed replica is evaluated too (kind "replica")
+  std::int64_t measure_from_step = 0;  // > 0: each rank's clock and bytes at this step open summary.json's window
 };
 
 class MetricsRecorder final : public Recorder {

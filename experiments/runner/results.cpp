@@ -40,6 +40,34 @@ void write_json(const fs::path& path, const nlohmann::json& j) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+namespace {
+
+// The steady state past a run's start-up (run.measure_from_step k): from the moment the last worker finished
+// step k to the moment the last one finished its last step, and what each worker sent and received meanwhile.
+// The tail after training (a final allreduce, a driver's last cycles, rounds still in flight) is not in it.
+nlohmann::json window(const MetricsLog& log) {
+  double from_s = 0, to_s = 0;
+  std::int64_t from_step = -1, to_step = -1;
+  nlohmann::json sent = nlohmann::json::object(), received = nlohmann::json::object();
+  for (std::size_t r = 0; r < log.per_rank.size(); ++r) {
+    const RankActivity& a = log.per_rank[r];
+    if (!a.window_from || !a.last) continue;  // a server, or a worker that never reached the window
+    from_s = std::max(from_s, a.window_from->time_s);
+    to_s = std::max(to_s, a.last->time_s);
+    from_step = a.window_from->step;
+    to_step = to_step < 0 ? a.last->step : std::min(to_step, a.last->step);
+    sent[std::to_string(r)] = a.last->bytes_sent - a.window_from->bytes_sent;
+    received[std::to_string(r)] = a.last->bytes_received - a.window_from->bytes_received;
+  }
+  if (from_step < 0) return nullptr;  // no worker reached the window's first step
+  const double steps = static_cast<double>(to_step - from_step);
+  return {{"from_step", from_step},     {"to_step", to_step},
+          {"time_s", to_s - from_s},    {"s_per_step", steps > 0 ? (to_s - from_s) / steps : 0.0},
+          {"bytes_sent_by_rank", sent}, {"bytes_received_by_rank", received}};
+}
+
+}  // namespace
+
 nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const MetricsLog& log) {
   nlohmann::json s;
   s["experiment"] = plan.experiment;
@@ -86,6 +114,7 @@ nlohmann::json summary(const Plan& plan, const RunOutcome& outcome, const Metric
                       {"test_loss", last->eval->mean_loss},
                       {"consensus_distance", *last->consensus_distance}};
   }
+  if (plan.measure_from_step > 0) s["window"] = window(log);
   s["scenario"] = scenario_events(*plan.scenario, outcome.time_s);
   return s;
 }

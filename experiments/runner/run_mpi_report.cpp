@@ -25,6 +25,11 @@ nlohmann::json report_to_json(const RankReport& r) {
                       {"idle_s", r.activity.idle_s},
                       {"waited_on", nlohmann::json::array()}};
   for (const auto& [peer, s] : r.activity.waited_on) j["waited_on"].push_back({peer, s});
+  const auto mark_json = [](const RankActivity::Mark& m) {
+    return nlohmann::json{m.step, m.time_s, m.bytes_sent, m.bytes_received};
+  };
+  if (r.activity.window_from) j["window_from"] = mark_json(*r.activity.window_from);
+  if (r.activity.last) j["last"] = mark_json(*r.activity.last);
   for (const auto& row : r.log.rows) j["rows"].push_back(row_json(row));
   if (r.log.final_eval) {
     j["final"] = row_json(*r.log.final_eval);
@@ -67,6 +72,12 @@ RankReport report_from_json(const nlohmann::json& j) {
   r.activity.steps = j.at("steps").get<std::int64_t>();
   r.activity.idle_s = j.at("idle_s").get<double>();
   for (const auto& x : j.at("waited_on")) r.activity.waited_on[x.at(0).get<Rank>()] = x.at(1).get<double>();
+  const auto mark_from = [](const nlohmann::json& x) {
+    return RankActivity::Mark{x.at(0).get<std::int64_t>(), x.at(1).get<double>(), x.at(2).get<std::uint64_t>(),
+                              x.at(3).get<std::uint64_t>()};
+  };
+  if (j.contains("window_from")) r.activity.window_from = mark_from(j["window_from"]);
+  if (j.contains("last")) r.activity.last = mark_from(j["last"]);
   if (j.contains("final")) {
     r.log.final_eval = row_from(j["final"]);
     r.log.final_model_hash = j.at("hash").get<std::string>();

@@ -174,8 +174,9 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   mpi::MpiNode node(rank);
   const bool trains = rank >= plan.ranks - plan.workers;
   MpiReplicas replicas(trains, plan.workers, evaluator, log);  // collective
-  MetricsRecorder metrics(comm, log, &evaluator, progress ? &*progress : nullptr,
-                          Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas}, &replicas);
+  MetricsRecorder metrics(
+      comm, log, &evaluator, progress ? &*progress : nullptr,
+      Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas, plan.measure_from_step}, &replicas);
   FaultPoint fault_point(fault, rank, trains);
   std::optional<FaultComm> faulty;
   if (fault_point.armed()) faulty.emplace(comm, fault_point);
@@ -196,7 +197,9 @@ std::optional<PlanResult> run_plan_mpi(const Plan& plan, const mpi::MpiSession& 
   const double end_s = comm.now_s();
   comm.quiesce();
   replicas.finish();  // after quiesce: a failed worker takes part only once the survivors have finished
-  const RankActivity activity{log.rank(rank).steps, waits.blocked_s(), waits.waited_on()};
+  RankActivity activity = log.rank(rank);
+  activity.idle_s = waits.blocked_s();
+  activity.waited_on = waits.waited_on();
   RankReport mine{std::move(log), end_s, comm.messages_sent(), comm.bytes_sent(), comm.bytes_received(), activity};
 
   const std::vector<std::string> all = session.gather_on_root(report_to_json(mine).dump());

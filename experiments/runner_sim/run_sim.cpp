@@ -71,9 +71,10 @@ void run_plan(const Plan& plan, const std::string& dir, const std::vector<std::s
     job.spans = &*chrome;
   }
   job.make_recorder = [&](Comm& comm) -> std::unique_ptr<Recorder> {
-    return std::make_unique<MetricsRecorder>(comm, log, evaluator.get(), &progress,
-                                             Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas},
-                                             replicas ? &*replicas : nullptr);
+    return std::make_unique<MetricsRecorder>(
+        comm, log, evaluator.get(), &progress,
+        Cadence{plan.eval_every_steps, plan.log_every_steps, plan.eval_replicas, plan.measure_from_step},
+        replicas ? &*replicas : nullptr);
   };
   const sim::SimOutcome outcome = sim::run_simulation(job);
   if (chrome) chrome->close();

@@ -1,6 +1,8 @@
 // The experiment runner end to end, through the dtsim binary: reproducible result files, a golden summary,
 // and clear input errors (exit code 2, the file and key named, no result directory left behind).
 #include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
 
 #include "tests/data/idx_writer.hpp"
 #include "tests/golden/cli_harness.hpp"
@@ -158,4 +160,55 @@ TEST_CASE("dtsim run: an interrupted run leaves neither a result nor a partial d
     INFO(entry.path().string());
     REQUIRE(entry.path().filename().string().rfind("out", 0) != 0);
   }
+}
+
+TEST_CASE("dtsim run: run.measure_from_step reports the steady state between two steps", "[golden]") {
+  /* In details:
+   *   o the tiny experiment (4 workers, 64 steps each over 2 epochs), every step logged, the window from step 8
+   * Expectations
+   *   o window.time_s = (the last worker's end of its last step) - (the last worker's end of step 8), from
+   *     metrics.csv's train rows; s_per_step = time_s / (64 - 8); bytes by rank = the rows' differences
+   *   o a window from a step at or beyond the run's last is an input error naming the key
+   */
+  TempDir tmp;
+  auto exp = tiny_experiment();
+  exp["run"]["log_every_steps"] = 1;
+  exp["run"]["measure_from_step"] = 8;
+  exp["variants"] = nlohmann::json::array(
+      {{{"name", "allreduce_sgd"}}, {{"name", "easgd_async"}, {"algorithm", {{"name", "easgd_async"}}}}});
+  write_json(tmp / "w.json", exp);
+  const auto r = run_dtsim("run " + (tmp / "w.json").string() + " --out " + (tmp / "out").string(), tmp / "");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* variant : {"allreduce_sgd", "easgd_async"}) {
+    INFO(variant);
+    const auto s = nlohmann::json::parse(slurp(tmp / "out" / variant / "summary.json"));
+    const auto& w = s["window"];
+    const std::int64_t last = s["steps_per_worker"].get<std::int64_t>();
+    REQUIRE(w["from_step"] == 8);
+    REQUIRE(w["to_step"] == last);
+    std::istringstream csv(slurp(tmp / "out" / variant / "metrics.csv"));
+    std::string line;
+    std::getline(csv, line);  // header: time_s,rank,step,loss,...,bytes_sent,bytes_received,kind,...
+    double from_s = 0, to_s = 0;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> sent;  // rank -> bytes at step 8, at the last
+    while (std::getline(csv, line)) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      for (std::string cell; std::getline(ls, cell, ',');) f.push_back(cell);
+      if (f.size() < 9 || f[8] != "train") continue;
+      const std::int64_t step = std::stoll(f[2]);
+      const double t = std::stod(f[0]);
+      if (step == 8) from_s = std::max(from_s, t), sent[f[1]].first = std::stoull(f[6]);
+      if (step == last) to_s = std::max(to_s, t), sent[f[1]].second = std::stoull(f[6]);
+    }
+    CHECK(w["time_s"].get<double>() == Approx(to_s - from_s).epsilon(1e-6));
+    CHECK(w["s_per_step"].get<double>() == Approx((to_s - from_s) / double(last - 8)).epsilon(1e-6));
+    for (const auto& [rank, b] : sent) CHECK(w["bytes_sent_by_rank"][rank].get<std::uint64_t>() == b.second - b.first);
+  }
+  exp["run"]["measure_from_step"] = 64;
+  write_json(tmp / "bad.json", exp);
+  const auto bad = run_dtsim("run " + (tmp / "bad.json").string() + " --check", tmp / "");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/run/measure_from_step"));
 }
