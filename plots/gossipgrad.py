@@ -6,7 +6,10 @@
 NAME is an experiment (g1_lenet_time ... g11_progress); RESULT_DIR is what `dtsim run` wrote for it (one
 subdirectory per variant) or, for the seed sweeps g3 and g4, what `dtsim sweep` wrote (p000/, p001/, ... each
 with its variants). Prints the experiment's Markdown table(s) and writes the figure (default RESULT_DIR/NAME.png).
-Reads result files only; never runs the simulator. Time per iteration = simulated time / steps per worker.
+Reads result files only; never runs the simulator. Time per iteration = summary.json's `window.s_per_step` (the
+steady state that run.measure_from_step k asks for: the last worker's clock from step k to its last step, divided
+by the steps between), or, for a run without a window, simulated time / steps per worker. Every per-iteration time,
+speed-up, efficiency, exposed communication and iterations-per-hour figure below comes from it.
 """
 import argparse
 import csv
@@ -45,7 +48,28 @@ def summaries(root):
 
 
 def t_iter(s):
+    """Seconds per iteration: the steady-state window's when the run has one, else the whole run's average."""
+    w = s.get("window")
+    if w and w.get("s_per_step"):
+        return w["s_per_step"]
     return s["simulated_time_s"] / s["steps_per_worker"]
+
+
+def measured(s):
+    """The steps t_iter measures: '(k, N]' for a window, 'all N' for the whole run."""
+    w = s.get("window")
+    if w and w.get("s_per_step"):
+        return f"({w['from_step']}, {w['to_step']}]"
+    return f"all {s['steps_per_worker']}"
+
+
+def window_note(ss):
+    """A caption's sentence on which steps the times cover."""
+    windows = sorted({measured(s) for s in ss}, key=lambda m: [int(x) for x in m.strip("(]all ").split(", ")])
+    if all(m.startswith("(") for m in windows):
+        return ("ms/iter is summary.json's window (run.measure_from_step k: the last worker's clock over steps "
+                "(k, N], k = ceil(log2 p) for GossipGraD's whole rotation rounds, 1 otherwise): " + ", ".join(windows))
+    return "ms/iter covers " + ", ".join(windows) + " (a run without a window: simulated time / steps)"
 
 
 def rows(d):
@@ -103,7 +127,7 @@ def time_study(root, out, label):
     comp = {plat: t_iter(s[f"{plat}_p1_compute"]) * 1e3 for plat in ("p100", "knl") if f"{plat}_p1_compute" in s}
     print(f"{label}: time per iteration and per epoch (weak scaling: an epoch is N / (b p) iterations); "
           f"speedup = AGD time / GossipGraD time. Compute alone (one device): "
-          + ", ".join(f"{k} {x:.3f} ms" for k, x in comp.items()) + "\n")
+          + ", ".join(f"{k} {x:.3f} ms" for k, x in comp.items()) + ". " + window_note(s.values()) + "\n")
     print(table(["platform", "p", "AGD ms/iter", "GossipGraD ms/iter", "speedup of GossipGraD", "AGD s/epoch",
                  "GossipGraD s/epoch"], body))
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
@@ -221,7 +245,8 @@ def g5_resnet50_efficiency(root, out):
         body.append(r)
     print(f"G5 ResNet-50, batch 32 per P100, compute {tc * 1e3:.1f} ms per iteration (p1_compute): compute "
           "efficiency = t_compute / t_iteration, exposed communication = t_iteration - t_compute (ms per "
-          "iteration); gossipgrad_no_overlap's exposed time is the pairwise exchange's time per step\n")
+          "iteration); gossipgrad_no_overlap's exposed time is the pairwise exchange's time per step. "
+          + window_note(s.values()) + "\n")
     head = ["p"]
     for c in cols:
         head += [f"{c} eff.", f"{c} exposed ms"]
@@ -246,9 +271,9 @@ def g6_resnet50_128(root, out):
     print("G6 ResNet-50 on 128 P100s, GossipGraD, 100 epochs: TIME ONLY (prediction). The accuracy of this "
           "run (top-1 every ~5 epochs, at epoch 30 and at the end) is NOT reproduced: it needs ImageNet and "
           "real numerics of ResNet-50 at 128 workers.\n")
-    print(table(["p", "steps run", "s/iter", "iterations per epoch", "iterations in 100 epochs",
+    print(table(["p", "steps run", "steps measured", "s/iter", "iterations per epoch", "iterations in 100 epochs",
                  "predicted hours for 100 epochs", "top-1 accuracy"],
-                [[128, s["steps_per_worker"], t, per_epoch, iters, t * iters / 3600, "not reproduced"]]))
+                [[128, s["steps_per_worker"], measured(s), t, per_epoch, iters, t * iters / 3600, "not reproduced"]]))
     fig, ax = plt.subplots(figsize=(6, 4))
     pts = [(int(r["step"]), float(r["time_s"])) for r in rows(d) if r["kind"] == "train" and r["rank"] == "0"]
     ax.plot([p for p, _ in pts], [t for _, t in pts], marker="o")
@@ -265,8 +290,9 @@ def g7_googlenet_speedup(root, out):
         a, g = s.get(f"p{p}_agd"), s.get(f"p{p}_gossipgrad")
         if a and g:
             body.append([p, t_iter(a) * 1e3, t_iter(g) * 1e3, t_iter(a) / t_iter(g), tc / t_iter(g), tc / t_iter(a)])
-    print(f"G7 GoogLeNet, batch 16 per P100, compute {tc * 1e3:.2f} ms per iteration (roofline, a prediction): "
-          "speedup = AGD time / GossipGraD time; efficiency = t_compute / t_iteration\n")
+    print(f"G7 GoogLeNet, batch 16 per P100, compute {tc * 1e3:.2f} ms per iteration (device model, a prediction): "
+          "speedup = AGD time / GossipGraD time; efficiency = t_compute / t_iteration. "
+          + window_note(s.values()) + "\n")
     print(table(["p", "AGD ms/iter", "GossipGraD ms/iter", "speedup of GossipGraD", "GossipGraD efficiency",
                  "AGD efficiency"], body))
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
@@ -284,11 +310,14 @@ def g7_googlenet_speedup(root, out):
 
 
 # ---- G8: iterations in one hour ------------------------------------------------------------------------------
-def steady_t_iter(d):
-    """Rank 0's time per step over the second half of the run (the first steps fill the pipeline)."""
+def steady_t_iter(d, s):
+    """The steady time per step: summary.json's window when the run has one; else rank 0's time per step over the
+    second half of the run (the first steps fill the pipeline). Also rank 0's (step, time) points, for the figure."""
     pts = sorted((int(r["step"]), float(r["time_s"])) for r in rows(d) if r["kind"] == "train" and r["rank"] == "0")
+    if s.get("window") and s["window"].get("s_per_step"):
+        return s["window"]["s_per_step"], measured(s), pts
     half = pts[len(pts) // 2:]
-    return (half[-1][1] - half[0][1]) / (half[-1][0] - half[0][0]), pts
+    return (half[-1][1] - half[0][1]) / (half[-1][0] - half[0][0]), f"rank 0, ({half[0][0]}, {half[-1][0]}]", pts
 
 
 def g8_googlenet_hour(root, out):
@@ -297,14 +326,16 @@ def g8_googlenet_hour(root, out):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for n, d in v.items():
         s = load(os.path.join(d, "summary.json"))
-        t, pts = steady_t_iter(d)
+        t, steps, pts = steady_t_iter(d, s)
         per_epoch = train_samples(d) / (a_batch(d) * s["workers"])
-        body.append([n, s["workers"], s["steps_per_worker"], t * 1e3, 3600 / t, 3600 / t / per_epoch])
+        body.append([n, s["workers"], s["steps_per_worker"], steps, t * 1e3, 3600 / t, 3600 / t / per_epoch])
         ax.plot([p for p, _ in pts], [x for _, x in pts], marker=".", label=n)
     print("G8 GoogLeNet on 32 P100s: iterations completed in one hour of simulated time, extrapolated from the "
-          "steady time per iteration (rank 0, second half of the run); epochs = iterations x 16 x 32 / 1,281,167. "
+          "steady time per iteration (summary.json's window over the steps measured: the last worker's clock); "
+          "epochs = iterations x 16 x 32 / 1,281,167. "
           "Training loss vs time is not reported: modeled numerics compute no loss\n")
-    print(table(["method", "p", "steps run", "steady ms/iter", "iterations in 1 h", "epochs in 1 h"], body))
+    print(table(["method", "p", "steps run", "steps measured", "steady ms/iter", "iterations in 1 h", "epochs in 1 h"],
+                body))
     ax.set(xlabel="step", ylabel="simulated time (s)", title="G8: GoogLeNet, 32 P100s, step vs simulated time")
     ax.legend()
     fig.tight_layout()
@@ -319,7 +350,8 @@ def g9_log_p_time(root, out):
     for p in PS:
         body.append([p] + [t_iter(s[f"p{p}_{n}"]) * 1e3 if f"p{p}_{n}" in s else None for n in names])
     print(f"G9 LeNet (modeled), batch 64 per P100: ms per iteration (compute alone "
-          f"{t_iter(s['p1_compute']) * 1e3:.3f} ms)\n")
+          f"{t_iter(s['p1_compute']) * 1e3:.3f} ms). " + window_note(s.values())
+          + "; agd_log_p's k is also ceil(log2 p): whole averaging periods\n")
     print(table(["p"] + [f"{n} ms/iter" for n in names], body))
     g3 = os.path.join(os.path.dirname(os.path.abspath(root)), "g3_lenet_accuracy")
     if os.path.isdir(g3):
@@ -397,7 +429,7 @@ def g11_progress(root, out):
         labels.append(n)
         vals.append(t * 1e3)
     print(f"G11 progress models: GossipGraD ms per iteration; ResNet-50 compute {tc * 1e3:.1f} ms (exposed = "
-          "t_iteration - t_compute)\n")
+          "t_iteration - t_compute). " + window_note(s.values()) + "\n")
     print(table(["variant", "p", "ms/iter", "exposed ms", "efficiency"], body))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.barh(labels, vals)
