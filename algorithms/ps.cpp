@@ -1,25 +1,25 @@
 // The MXNet-style parameter server (papers/bidmach.md §9.1; MXNet's kvstore "dist_sync" and "dist_async"
-// with update_on_kvstore), the baseline of the BIDMach experiments. Every rank is a worker and, co-located
+// with update_on_kvstore), the baseline of the BIDMach and MPCA experiments. Every rank is a worker and, co-located
 // with it, a server: two activities (Node::spawn) sharing its Comm (distinct tags) and Compute (the worker
 // trains; the server alone uses the optimizer and its state). The model's parameter blocks are the keys, spread
-// over the servers as MXNet's kvstore does (algorithms/ps_sharding.hpp). Each step a worker computes its
-// gradient, pushes each server its pieces of it (one message per server, packed) and pulls the pieces' new
-// values back (one message per server); it starts its next step once it has all of them.
-//   ps_sync   a server waits for every worker's push of its pieces, sums them in worker order (averages them
-//             by default: MXNet's rescale_grad of 1 / (batch x workers) in dist_sync), applies the
-//             experiment's optimizer to its pieces and answers every worker's pull: synchronous SGD on the
-//             averaged gradient, the same on every backend.
-//   ps_async  a server applies each push alone as it arrives, first come first served, and answers that
-//             worker's pull with its pieces as they are then; once every worker has pushed its last step the
+// over the servers as MXNet's kvstore does (algorithms/ps_sharding.hpp). As MXNet's dependency engine runs it,
+// a worker pushes each layer's pieces of its gradient as soon as back-propagation has produced them (the last
+// layer first), one message per key and server, and pulls each piece's new value back; it starts its next step
+// once it has all of them.
+//   ps_sync   a server sums a piece once every worker's push of it is in (in worker order; averaged by default:
+//             MXNet's rescale_grad of 1 / (batch x workers) in dist_sync), applies the experiment's optimizer to
+//             it and answers every worker's pull of it; pieces complete one by one, with no barrier across
+//             keys: synchronous SGD on the averaged gradient, the same on every backend.
+//   ps_async  a server applies each push of a piece alone as it arrives, first come first served, and answers
+//             that worker's pull with the piece as it is then; once every worker has pushed its last step the
 //             servers send their pieces to rank 0, whose model is the run's result.
 // The optimizer's state lives on the server that owns a piece (Compute::optimizer_step_range at the piece's
-// offset). The learning-rate schedule's iteration on a server is the number of updates it has applied:
-// the round in ps_sync (as a worker's step), the count of pushes in ps_async (MXNet's per-key update count,
-// so the schedule advances once per push of any worker). A failed rank takes its server with it: a worker
-// that needs its keys, or a ps_sync server that waits for its push, stops the run (PeerFailed); a ps_async
-// server drops a failed worker and serves the others, so a ps_async run survives a rank whose server holds
-// no key. The ps_async result's gather to rank 0 is part of the run's simulated time (one model's worth of
-// bytes into rank 0 after the last step).
+// offset). The learning-rate schedule's iteration of a piece is the number of updates it has had: the round
+// in ps_sync (as a worker's step), its count of pushes in ps_async (MXNet's per-key update count). A failed
+// rank takes its server with it: a worker that needs its keys, or a ps_sync server that waits for its push,
+// stops the run (PeerFailed); a ps_async server drops a failed worker and serves the others, so a ps_async run
+// survives a rank whose server holds no key. The ps_async result's gather to rank 0 is part of the run's
+// simulated time (one model's worth of bytes into rank 0 after the last step).
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +27,7 @@
 #include "algorithms/algorithm.hpp"
 #include "algorithms/ps_sharding.hpp"
 #include "algorithms/rules/vector_ops.hpp"
+#include "kernels/model/grad_layers.hpp"
 
 namespace dts {
 namespace {
@@ -38,16 +39,6 @@ struct PsConfig {
   std::size_t bigarray_bound = 1'000'000;
   bool average = true;  // ps_sync: average the pushes (else sum them)
 };
-
-// The optimizer on server s's packed pieces, at `iteration`.
-void apply_update(Compute& compute, const PsSharding& shards, int s, Slice model, ConstSlice grads,
-                  std::int64_t iteration) {
-  std::size_t at = 0;
-  for (const auto& p : shards.of(s)) {
-    compute.optimizer_step_range(model.sub(at, p.count), grads.sub(at, p.count), p.offset, iteration);
-    at += p.count;
-  }
-}
 
 // Waits for every request; any status but kOk throws (PeerFailed for a failed peer), except kPeerFailed
 // when `lost_ok` (replies to a worker that failed since).
@@ -69,55 +60,98 @@ void reap(std::vector<Request>& sends, const std::string& who, bool lost_ok = fa
   });
 }
 
+// A server's pieces in the order the workers push them, each with its place in the server's packed model
+// (PsSharding::gather's order).
+struct ServerPiece {
+  PsPiece piece;
+  std::size_t at = 0;
+};
+std::vector<ServerPiece> server_pieces(const PsSharding& shards, int s) {
+  std::vector<ServerPiece> out;
+  for (const PsPiece& p : shards.push_order(s)) {
+    std::size_t at = 0;
+    for (const PsPiece& q : shards.of(s)) {
+      if (q.offset == p.offset) break;
+      at += q.count;
+    }
+    out.push_back({p, at});
+  }
+  return out;
+}
+
 void sync_server(Context& ctx, const PsSharding& shards, const PsConfig& cfg, Slice model) {
   Compute& compute = ctx.compute;
-  const int me = ctx.comm.rank(), P = ctx.workers;
-  const std::size_t L = model.count;
+  const int P = ctx.workers;
+  const std::vector<ServerPiece> order = server_pieces(shards, ctx.comm.rank());
   std::vector<Vec> pushed;
-  for (int w = 0; w < P; ++w) pushed.emplace_back(L, compute.real());
-  std::vector<Request> rx, replies;
+  for (int w = 0; w < P; ++w) pushed.emplace_back(model.count, compute.real());
+  const auto slot = [&](int w, std::size_t i) { return pushed[std::size_t(w)].sub(order[i].at, order[i].piece.count); };
+  std::vector<Request> rx(static_cast<std::size_t>(P)), replies;
   for (std::int64_t round = 0; round < ctx.steps; ++round) {
-    for (Rank w = 0; w < P; ++w) rx.push_back(ctx.comm.irecv(w, tags::kPsPush, pushed[static_cast<std::size_t>(w)]));
-    wait_all(rx, "ps_sync server");  // 1. every worker's push of my pieces
-    Slice sum = pushed[0];
-    for (std::size_t w = 1; w < pushed.size(); ++w) rules::axpy(sum, 1.0f, pushed[w]);  // 2. in worker order
-    if (P > 1) compute.charge_reduce(L * static_cast<std::size_t>(P - 1), 3);
-    if (cfg.average && P > 1) {
-      rules::scale(sum, 1.0f / static_cast<float>(P));
-      compute.charge_reduce(L, 2);
+    std::vector<std::size_t> next(static_cast<std::size_t>(P), 0), arrived(order.size(), 0);
+    for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(w, tags::kPsPush, slot(w, 0));
+    for (std::size_t done = 0; done < order.size();) {
+      const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. a worker's push of its next piece
+      require_ok(got.status, got.source, "ps_sync server");
+      const auto w = static_cast<int>(got.index);
+      const std::size_t i = next[got.index]++;
+      if (next[got.index] < order.size()) rx[got.index] = ctx.comm.irecv(w, tags::kPsPush, slot(w, next[got.index]));
+      if (++arrived[i] < static_cast<std::size_t>(P)) continue;
+      const ServerPiece& sp = order[i];  // every worker's push of piece i is in
+      Slice sum = slot(0, i);
+      for (int v = 1; v < P; ++v) rules::axpy(sum, 1.0f, slot(v, i));  // 2. in worker order
+      if (P > 1) compute.charge_reduce(sp.piece.count * static_cast<std::size_t>(P - 1), 3);
+      if (cfg.average && P > 1) {
+        rules::scale(sum, 1.0f / static_cast<float>(P));
+        compute.charge_reduce(sp.piece.count, 2);
+      }
+      Slice value = model.sub(sp.at, sp.piece.count);
+      compute.optimizer_step_range(value, sum, sp.piece.offset, round);  // 3. the optimizer on the piece
+      reap(replies, "ps_sync server");
+      for (Rank v = 0; v < P; ++v) replies.push_back(ctx.comm.isend(v, tags::kPsPull, value));  // 4. its pulls
+      ++done;
     }
-    apply_update(compute, shards, me, model, sum, round);  // 3. the optimizer on my pieces
-    reap(replies, "ps_sync server");
-    for (Rank w = 0; w < P; ++w) replies.push_back(ctx.comm.isend(w, tags::kPsPull, model));  // 4. the pulls
   }
   wait_all(replies, "ps_sync server");
 }
 
 void async_server(Context& ctx, const PsSharding& shards, Slice model) {
   Compute& compute = ctx.compute;
-  const int me = ctx.comm.rank();
-  Vec incoming(model.count, compute.real());
-  std::vector<Rank> workers;
-  for (Rank w = 0; w < ctx.workers; ++w) workers.push_back(w);
-  std::vector<std::int64_t> left(workers.size(), ctx.steps);  // pushes still to come, by worker
-  std::int64_t remaining = ctx.workers * ctx.steps, updates = 0;
-  std::vector<Request> rx(1), replies;
+  const int P = ctx.workers;
+  const std::vector<ServerPiece> order = server_pieces(shards, ctx.comm.rank());
+  std::vector<Vec> incoming;
+  for (int w = 0; w < P; ++w) incoming.emplace_back(model.count, compute.real());
+  const auto slot = [&](int w, std::size_t i) {
+    return incoming[std::size_t(w)].sub(order[i].at, order[i].piece.count);
+  };
+  std::vector<std::size_t> next(static_cast<std::size_t>(P), 0);   // by worker: its next piece this step
+  std::vector<std::int64_t> left(static_cast<std::size_t>(P), ctx.steps);  // by worker: its steps still to push
+  std::vector<std::int64_t> updates(order.size(), 0);  // by piece: the updates it has had
+  std::int64_t remaining = P * ctx.steps * static_cast<std::int64_t>(order.size());
+  std::vector<Request> rx(static_cast<std::size_t>(P)), replies;
+  for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(w, tags::kPsPush, slot(w, 0));
   while (remaining > 0) {
-    rx[0] = ctx.comm.irecv_any(workers, tags::kPsPush, incoming);
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. the first push to arrive
-    auto& owed = left[static_cast<std::size_t>(got.source)];
+    const auto w = static_cast<int>(got.index);
+    auto& step_pieces = next[got.index];
     if (got.status == Status::kPeerFailed) {  // a failed worker: serve the others (its own server's keys stop them)
-      remaining -= owed;
-      owed = 0;
-      std::erase(workers, got.source);
+      remaining -= left[got.index] * static_cast<std::int64_t>(order.size()) - static_cast<std::int64_t>(step_pieces);
+      left[got.index] = 0;
       continue;
     }
     require_ok(got.status, got.source, "ps_async server");
-    apply_update(compute, shards, me, model, incoming, updates++);  // 2. applied alone
-    --owed;
+    const std::size_t i = step_pieces++;
+    const ServerPiece& sp = order[i];
+    Slice value = model.sub(sp.at, sp.piece.count);
+    compute.optimizer_step_range(value, slot(w, i), sp.piece.offset, updates[i]++);  // 2. applied alone
     --remaining;
     reap(replies, "ps_async server", true);
-    replies.push_back(ctx.comm.isend(got.source, tags::kPsPull, model));  // 3. its pull: my pieces as they are now
+    replies.push_back(ctx.comm.isend(w, tags::kPsPull, value));  // 3. its pull: the piece as it is now
+    if (step_pieces == order.size()) {
+      step_pieces = 0;
+      --left[got.index];
+    }
+    if (left[got.index] > 0) rx[got.index] = ctx.comm.irecv(w, tags::kPsPush, slot(w, step_pieces));
   }
   wait_all(replies, "ps_async server", true);
   ctx.comm.send(0, tags::kPsFinal, model);  // the result, to rank 0
@@ -145,24 +179,24 @@ void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
   const bool reports = ctx.comm.rank() == 0;
   Vec params = compute.make_vec(), grads = compute.make_vec();
   compute.init_params(params);
-  std::vector<Vec> out, in;  // by active server: my push, its pull
-  for (const int s : shards.active()) {
-    out.emplace_back(shards.floats(s), compute.real());
-    in.emplace_back(shards.floats(s), compute.real());
-  }
   if (reports && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, params);
   std::vector<Request> pulls, pushes;
-  for (std::int64_t step = 0; step < ctx.steps; ++step) {
-    const float loss = compute.forward_backward(params, grads);  // 1. my gradient
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const int s = shards.active()[i];
-      pulls.push_back(ctx.comm.irecv(s, tags::kPsPull, in[i]));
-      shards.gather(s, grads, out[i]);
-      pushes.push_back(ctx.comm.isend(s, tags::kPsPush, out[i], kBorrowed));  // 2. push each server its pieces
+  // 1-2. As back-propagation produces layer l's gradient: push each of its pieces to its server, and expect the
+  // piece's new value back (straight into params: the step's kernels have read them already).
+  const auto push_layer = [&](std::size_t l) {
+    for (const PsPiece& p : shards.of_layer(l)) {
+      pulls.push_back(ctx.comm.irecv(p.server, tags::kPsPull, params.sub(p.offset, p.count)));
+      pushes.push_back(ctx.comm.isend(p.server, tags::kPsPush, grads.sub(p.offset, p.count), kBorrowed));
     }
-    wait_all(pulls, who);  // 3. pull them back, updated
+  };
+  const bool by_layer = !model::grad_layers(compute.param_blocks()).empty();
+  Compute::StepHooks hooks;
+  if (by_layer) hooks.layer_ready = push_layer;
+  for (std::int64_t step = 0; step < ctx.steps; ++step) {
+    const float loss = compute.forward_backward_hooked(params, grads, hooks);
+    if (!by_layer) push_layer(0);  // a model without layers: one key, pushed whole
+    wait_all(pulls, who);  // 3. every piece back, updated, before the next forward
     wait_all(pushes, who);
-    for (std::size_t i = 0; i < in.size(); ++i) shards.scatter(shards.active()[i], in[i], params);
     ctx.recorder.step(step + 1, loss);
     const bool last = step + 1 == ctx.steps;
     // ps_async's workers hold pulls of different ages (ps_sync's all hold the servers' model).
@@ -172,8 +206,12 @@ void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
     }
   }
   if (!cfg.sync && reports) {  // ps_async: the servers' final pieces
-    for (std::size_t i = 0; i < in.size(); ++i)
-      pulls.push_back(ctx.comm.irecv(shards.active()[i], tags::kPsFinal, in[i]));
+    std::vector<Vec> in;
+    in.reserve(shards.active().size());
+    for (const int s : shards.active()) {
+      in.emplace_back(shards.floats(s), compute.real());
+      pulls.push_back(ctx.comm.irecv(s, tags::kPsFinal, in.back()));
+    }
     wait_all(pulls, who);
     for (std::size_t i = 0; i < in.size(); ++i) shards.scatter(shards.active()[i], in[i], params);
     ctx.recorder.evaluate(ctx.steps, params, true);
