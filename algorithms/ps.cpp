@@ -124,9 +124,9 @@ void async_server(Context& ctx, const PsSharding& shards, Slice model) {
   const auto slot = [&](int w, std::size_t i) {
     return incoming[std::size_t(w)].sub(order[i].at, order[i].piece.count);
   };
-  std::vector<std::size_t> next(static_cast<std::size_t>(P), 0);   // by worker: its next piece this step
+  std::vector<std::size_t> next(static_cast<std::size_t>(P), 0);           // by worker: its next piece this step
   std::vector<std::int64_t> left(static_cast<std::size_t>(P), ctx.steps);  // by worker: its steps still to push
-  std::vector<std::int64_t> updates(order.size(), 0);  // by piece: the updates it has had
+  std::vector<std::int64_t> updates(order.size(), 0);                      // by piece: the updates it has had
   std::int64_t remaining = P * ctx.steps * static_cast<std::int64_t>(order.size());
   std::vector<Request> rx(static_cast<std::size_t>(P)), replies;
   for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(w, tags::kPsPush, slot(w, 0));
@@ -195,7 +195,7 @@ void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
   for (std::int64_t step = 0; step < ctx.steps; ++step) {
     const float loss = compute.forward_backward_hooked(params, grads, hooks);
     if (!by_layer) push_layer(0);  // a model without layers: one key, pushed whole
-    wait_all(pulls, who);  // 3. every piece back, updated, before the next forward
+    wait_all(pulls, who);          // 3. every piece back, updated, before the next forward
     wait_all(pushes, who);
     ctx.recorder.step(step + 1, loss);
     const bool last = step + 1 == ctx.steps;

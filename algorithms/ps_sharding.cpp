@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "algorithms/rules/vector_ops.hpp"
-#include "kernels/model/grad_layers.hpp"
 #include "core/errors.hpp"
+#include "kernels/model/grad_layers.hpp"
 
 namespace dts {
 

@@ -1,4 +1,4 @@
-// SimWorld: eager sends through courier actors, ordered delivery per pair, MPI-style matching.
+// SimWorld: eager sends through courier actors, ordered delivery per stream (source, tag), MPI-style matching.
 #include "sim/sim_world.hpp"
 
 #include <algorithm>
@@ -53,7 +53,7 @@ std::shared_ptr<OpState> SimWorld::post_send(Rank src, Rank dst, Tag tag, ConstS
   auto msg = std::make_shared<Message>();
   msg->pool = pool_;
   msg->env = {src, tag, opts.round, data.count};
-  msg->seq = from.next_seq_out[dst]++;
+  msg->seq = from.next_seq_out[matching::stream_of(dst, tag)]++;
   if (OpState* recv = data.data.empty() ? nullptr : early_receive(src, dst, *msg)) {
     rules::copy(recv->buf, data);
     msg->borrowed = recv->buf.data.data();
@@ -106,9 +106,10 @@ void SimWorld::account(Rank src, Rank dst, std::uint64_t bytes, std::uint64_t me
 OpState* SimWorld::early_receive(Rank src, Rank dst, const Message& msg) {
   const Box& box = boxes_[static_cast<std::size_t>(dst)];
   if (box.match.stale(msg.env)) return nullptr;
-  const auto on_the_way = static_cast<std::ptrdiff_t>(msg.seq - box.order.expected(src));
-  if (std::count_if(box.early.begin(), box.early.end(), [&](const auto& m) { return m->env.src == src; }) !=
-      on_the_way) {
+  const auto on_the_way =
+      static_cast<std::ptrdiff_t>(msg.seq - box.order.expected(matching::stream_of(src, msg.env.tag)));
+  if (std::count_if(box.early.begin(), box.early.end(),
+                    [&](const auto& m) { return m->env.src == src && m->env.tag == msg.env.tag; }) != on_the_way) {
     return nullptr;
   }
   for (const std::shared_ptr<OpState>& op : box.match.posted()) {
@@ -127,8 +128,9 @@ void SimWorld::arrive(Rank dst, std::shared_ptr<Message> msg) {
   const Rank src = msg->env.src;
   if (boxes_[static_cast<std::size_t>(src)].failed) return;  // lost with its sender
   const std::uint64_t seq = msg->seq;
+  const matching::Stream stream = matching::stream_of(src, msg->env.tag);
   box.order.arrive(
-      src, seq, std::move(msg),
+      stream, seq, std::move(msg),
       [](Message& held) {  // a later message overtook an earlier one on the wire
         if (held.early == nullptr) held.own();
       },

@@ -1,8 +1,10 @@
 // Message matching for all ranks of one simulation, MPI-like and eager (as TCP with large socket buffers):
 // a send starts its flow at once on the modeled network (a Wires transfer between the two hosts), and on
 // arrival the message is matched against the destination's posted receives in post order, or queued as
-// unexpected. Messages of one (source, destination) pair are delivered in send order even when a small one
-// overtakes a big one on the wire, which gives MPI's non-overtaking rule. Mailboxes are not used: their
+// unexpected. Messages of one (source, destination, tag) stream are delivered in send order even when a small one
+// overtakes a big one on the wire, which gives MPI's non-overtaking rule (as the MPI backend matches them); of
+// different tags, which no receive can confuse, the one that arrives first is delivered first, as MPI's
+// rendezvous transfers and separate connections let them. Mailboxes are not used: their
 // rendezvous semantics would delay a send until the receive is posted (SIMGRID_NOTES.md §2.3).
 // A send whose receive is already posted, and certain to be the one it will match, is copied into that
 // receive's buffer at once (early delivery): the receiver may not read a pending receive's buffer, so only
@@ -110,9 +112,9 @@ class SimWorld {
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr cv;
     matching::Matcher<OpState, Message> match;
-    matching::InOrder<Message> order;                      // restores send order per source
-    std::unordered_map<Rank, std::uint64_t> next_seq_out;  // per destination sent to (few of thousands)
-    std::vector<std::shared_ptr<Message>> early;           // on the way, already delivered into a posted receive
+    matching::InOrder<Message> order;  // restores send order per stream (source and tag)
+    std::unordered_map<matching::Stream, std::uint64_t> next_seq_out;  // per (destination, tag) sent to
+    std::vector<std::shared_ptr<Message>> early;  // on the way, already delivered into a posted receive
     std::uint64_t bytes_sent = 0, bytes_received = 0;
     std::uint64_t sends = 0;  // messages posted so far: the index of the next one (its noise draw)
     bool failed = false;

@@ -139,22 +139,30 @@ class Matcher {
   std::vector<Rank> failed_;                   // peers that have failed
 };
 
-// Restores send order per sender at one destination, for a transport that may reorder: the sender numbers
-// its messages to each destination 0, 1, 2, ...; arrive() hands them on in that order, holding those that
+// A sender's stream of messages to one destination with one tag: what MPI's non-overtaking rule orders (a
+// message can only match a receive of its own tag, so messages of different tags may overtake each other, as
+// MPI's rendezvous transfers do).
+using Stream = std::uint64_t;
+inline Stream stream_of(Rank src, Tag tag) {
+  return (static_cast<Stream>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(tag);
+}
+
+// Restores send order per stream at one destination, for a transport that may reorder: the sender numbers
+// its messages of each stream 0, 1, 2, ...; arrive() hands them on in that order, holding those that
 // overtook an earlier one.
 template <class Msg>
 class InOrder {
  public:
   using MsgPtr = std::shared_ptr<Msg>;
-  // The next sequence number expected from `src`: messages below it have been handed on.
-  std::uint64_t expected(Rank src) const {
-    const auto it = next_.find(src);
+  // The next sequence number expected on `stream`: messages below it have been handed on.
+  std::uint64_t expected(Stream stream) const {
+    const auto it = next_.find(stream);
     return it == next_.end() ? 0 : it->second;
   }
-  // Message `seq` from `src` arrives: deliver(msg) for it and for every held successor now in order, or
+  // Message `seq` of `stream` arrives: deliver(msg) for it and for every held successor now in order, or
   // hold(msg) then keeps it if an earlier one is still on the way.
   template <class Hold, class Deliver>
-  void arrive(Rank src, std::uint64_t seq, MsgPtr msg, Hold hold, Deliver deliver) {
+  void arrive(Stream src, std::uint64_t seq, MsgPtr msg, Hold hold, Deliver deliver) {
     auto& expected = next_[src];  // a reference that inserting other senders leaves valid
     if (seq != expected) {
       hold(*msg);
@@ -171,10 +179,10 @@ class InOrder {
   }
 
  private:
-  // Per sender that has sent: a destination hears from few of thousands of ranks (a table per sender at
+  // Per stream that has sent: a destination hears from few of thousands of ranks (a table per sender at
   // every destination was quadratic in memory, issue 21).
-  std::unordered_map<Rank, std::uint64_t> next_;
-  std::map<std::pair<Rank, std::uint64_t>, MsgPtr> held_;  // arrived out of order
+  std::unordered_map<Stream, std::uint64_t> next_;
+  std::map<std::pair<Stream, std::uint64_t>, MsgPtr> held_;  // arrived out of order
 };
 
 }  // namespace dts::matching

@@ -2,8 +2,8 @@
 // server. ps_sync is synchronous SGD on the averaged gradient: checked bit for bit against the same float
 // arithmetic by hand (the sum in worker order, times 1/P, the optimizer), with keys whole or sliced over the
 // servers and with the momentum buffer kept by the servers. ps_async converges; a worker pushes and pulls one
-// message per key and server each step, each layer as back-propagation produces it; one worker is local SGD; a failed rank stops ps_sync, and ps_async unless its
-// server holds no key.
+// message per key and server each step, each layer as back-propagation produces it; one worker is local SGD; a failed
+// rank stops ps_sync, and ps_async unless its server holds no key.
 #include <catch2/catch.hpp>
 
 #include "tests/algorithms/algo_harness.hpp"
