@@ -165,7 +165,7 @@ std::int64_t read_average_every(ConfigReader& r, int workers) {
 
 AlgorithmSpec agd_spec() {
   AlgorithmSpec spec{"agd", "SGD with a layer-wise allreduce overlapping back-propagation (GossipGraD's AGD baseline)",
-                     [](int workers) { return workers; },
+                     [](ConfigReader&, int workers) { return workers; },
                      [](ConfigReader& r, int workers) -> RankMain {
                        AgdConfig cfg;
                        const std::string algo =

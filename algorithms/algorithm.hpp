@@ -46,8 +46,9 @@ void enter_run(Context& ctx, const Scenario* scenario);
 struct AlgorithmSpec {
   std::string name;
   std::string summary;
-  // Ranks needed for `workers` training workers (a parameter server or EASGD center adds ranks).
-  std::function<int(int workers)> ranks;
+  // Ranks needed for `workers` training workers (a parameter server or EASGD center adds ranks), which may
+  // depend on the algorithm's keys (a parameter server on machines of its own). Called before configure.
+  std::function<int(ConfigReader& reader, int workers)> ranks;
   // Reads the algorithm's own keys (strictly, defaults recorded in reader.resolved()) and returns the code
   // every rank runs. Keys common to all algorithms (name, workers, batch_size, optimizer) are read by the
   // runner before.

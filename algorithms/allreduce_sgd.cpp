@@ -42,7 +42,7 @@ void allreduce_sgd_rank(Context& ctx, const AllreduceSgdConfig& cfg) {
 AlgorithmSpec allreduce_sgd_spec() {
   return {"allreduce_sgd",
           "synchronous SGD, gradients summed by a ring, tree or hypercube allreduce (or auto: by size, as Open MPI)",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             AllreduceSgdConfig cfg;
             cfg.allreduce = collectives::parse_allreduce_algo(

@@ -83,7 +83,7 @@ void async_sgd_master(Context& ctx, const AsyncSgdConfig& cfg) {
 
 AlgorithmSpec async_sgd_spec() {
   return {"async_sgd", "asynchronous SGD: FCFS parameter server on rank 0, one gradient at a time",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             AsyncSgdConfig cfg;
             cfg.packed = read_packed(r);

@@ -92,7 +92,7 @@ void easgd_center(Context& ctx, const ParamExchange& ex, float alpha, std::int64
 
 AlgorithmSpec easgd_async_spec() {
   return {"easgd_async", "asynchronous EASGD: FCFS center on rank 0, elastic pulls every tau steps",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int workers) -> RankMain {
             EasgdAsyncConfig cfg;
             cfg.elastic_alpha = r.number("elastic_alpha", 0.9 / workers, 1e-9, 1.0);

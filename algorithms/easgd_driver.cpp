@@ -116,7 +116,7 @@ void easgd_worker(Context& ctx, const ParamExchange& ex, float alpha, std::int64
 AlgorithmSpec easgd_driver_spec() {
   return {"easgd_driver",
           "asynchronous EASGD of Zhang et al. with its server on MPCA's driver: blocking download of x~, d sent async",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int workers) -> RankMain {
             EasgdDriverConfig cfg;
             cfg.elastic_alpha = r.number("elastic_alpha", 0.9 / workers, 1e-9, 1.0);

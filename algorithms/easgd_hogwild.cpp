@@ -87,7 +87,7 @@ void hogwild_master(Context& ctx, const EasgdHogwildConfig& cfg) {
 
 AlgorithmSpec easgd_hogwild_spec() {
   return {"easgd_hogwild", "Hogwild EASGD: lock-free center on rank 0, one concurrent server per worker",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int workers) -> RankMain {
             EasgdHogwildConfig cfg;
             cfg.elastic_alpha = r.number("elastic_alpha", 0.9 / workers, 1e-9, 1.0);

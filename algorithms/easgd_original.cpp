@@ -76,7 +76,7 @@ void original_master(Context& ctx, const EasgdOriginalConfig& cfg) {
 
 AlgorithmSpec easgd_original_spec() {
   return {"easgd_original", "round-robin EASGD: a CPU master on rank 0 serves the workers one at a time in rank order",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int workers) -> RankMain {
             EasgdOriginalConfig cfg;
             cfg.elastic_alpha = r.number("elastic_alpha", 0.9 / workers, 1e-9, 1.0);

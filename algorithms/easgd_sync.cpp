@@ -90,7 +90,7 @@ AlgorithmSpec easgd_sync_spec() {
   return {"easgd_sync",
           "synchronous EASGD: tree broadcast of the center and tree reduce of the workers' weights; variant 1 "
           "(CPU master), 2 (GPU1 master), 3 (2 overlapped with F/B)",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int workers) -> RankMain {
             EasgdSyncConfig cfg;
             cfg.variant = static_cast<int>(r.integer("variant", 3, 1, 3));

@@ -235,7 +235,7 @@ void async_push_rank(Context& ctx, const PairwiseConfig& cfg) {
 }
 
 AlgorithmSpec pairwise_spec(const char* name, const char* summary, Rule rule) {
-  return {name, summary, [](int workers) { return workers; },
+  return {name, summary, [](ConfigReader&, int workers) { return workers; },
           [rule](ConfigReader& r, int /*workers*/) -> RankMain {
             PairwiseConfig cfg;
             cfg.rule = rule;

@@ -113,7 +113,7 @@ void gosgd_rank(Context& ctx, const GosgdConfig& cfg, const std::shared_ptr<Goss
 
 AlgorithmSpec gosgd_spec() {
   return {"gosgd", "GoSGD: local steps; push-sum gossip of (model, weight) to a random peer with probability p",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             GosgdConfig cfg;
             cfg.keys = read_gossip_keys(r);

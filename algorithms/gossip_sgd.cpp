@@ -92,7 +92,7 @@ void gossip_sgd_rank(Context& ctx, const GossipSgdConfig& cfg, PeerCache& cache)
 
 AlgorithmSpec gossip_sgd_spec() {
   return {"gossip_sgd", "Gossiping SGD: local steps, then pairwise model averaging with a seeded random peer",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             GossipSgdConfig cfg;
             cfg.peer_seed = static_cast<std::uint64_t>(r.integer("peer_seed", 1, 0, std::int64_t{1} << 62));

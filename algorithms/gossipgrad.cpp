@@ -252,7 +252,7 @@ AlgorithmSpec gossipgrad_spec() {
   return {"gossipgrad",
           "GossipGraD: one pairwise model exchange per step (dissemination or hypercube, rotated partners), ring "
           "sample shuffle",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int workers) -> RankMain {
             GossipGradConfig cfg;
             const std::string pattern = r.choice("pattern", "dissemination", {"dissemination", "hypercube"});

@@ -74,7 +74,7 @@ void hogwild_sgd_master(Context& ctx, const HogwildSgdConfig& cfg) {
 
 AlgorithmSpec hogwild_sgd_spec() {
   return {"hogwild_sgd", "Hogwild SGD: lock-free parameter server on rank 0, one concurrent server per worker",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             HogwildSgdConfig cfg;
             cfg.packed = read_packed(r);

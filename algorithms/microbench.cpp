@@ -20,7 +20,7 @@ namespace dts {
 
 AlgorithmSpec microbench_spec() {
   return {"microbench", "calibration microbenchmarks between pairs of ranks: pingpong, exchange, overlap, update",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int workers) -> RankMain {
             const std::string mode = r.choice("mode", "pingpong", {"pingpong", "exchange", "overlap", "update"});
             if (workers < 2 && mode != "update") {

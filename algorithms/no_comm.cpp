@@ -10,7 +10,7 @@ namespace dts {
 
 AlgorithmSpec no_comm_spec() {
   return {"no_comm", "no communication: independent local training, averaged at the end",
-          [](int workers) { return workers; },
+          [](ConfigReader&, int workers) { return workers; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             const bool barrier = r.boolean("barrier", false);
             return [barrier](Context& ctx) {

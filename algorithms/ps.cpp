@@ -1,7 +1,9 @@
 // The MXNet-style parameter server (papers/bidmach.md §9.1; MXNet's kvstore "dist_sync" and "dist_async"
-// with update_on_kvstore), the baseline of the BIDMach and MPCA experiments. Every rank is a worker and, co-located
-// with it, a server: two activities (Node::spawn) sharing its Comm (distinct tags) and Compute (the worker
-// trains; the server alone uses the optimizer and its state). The model's parameter blocks are the keys, spread
+// with update_on_kvstore), the baseline of the BIDMach and MPCA experiments. With `servers: colocated` (the
+// default, MXNet's launcher on n hosts) every rank is a worker and, beside it, a server: two activities
+// (Node::spawn) sharing its Comm (distinct tags) and Compute (the worker trains; the server alone uses the
+// optimizer and its state); with `servers: dedicated` ranks 0..n-1 are servers on machines of their own and
+// ranks n..2n-1 the workers. The model's parameter blocks are the keys, spread
 // over the servers as MXNet's kvstore does (algorithms/ps_sharding.hpp). As MXNet's dependency engine runs it,
 // a worker pushes each layer's pieces of its gradient as soon as back-propagation has produced them (the last
 // layer first), one message per key and server, and pulls each piece's new value back; it starts its next step
@@ -36,6 +38,8 @@ constexpr SendOptions kBorrowed{.modeled_bytes = std::nullopt, .borrow = true};
 
 struct PsConfig {
   bool sync = true;
+  bool dedicated = false;  // servers on ranks 0..P-1, machines of their own; workers on ranks P..2P-1
+  Rank first_worker(int workers) const { return dedicated ? workers : 0; }
   std::size_t bigarray_bound = 1'000'000;
   bool average = true;  // ps_sync: average the pushes (else sum them)
 };
@@ -84,18 +88,21 @@ void sync_server(Context& ctx, const PsSharding& shards, const PsConfig& cfg, Sl
   const int P = ctx.workers;
   const std::vector<ServerPiece> order = server_pieces(shards, ctx.comm.rank());
   std::vector<Vec> pushed;
+  const Rank first = cfg.first_worker(P);
   for (int w = 0; w < P; ++w) pushed.emplace_back(model.count, compute.real());
   const auto slot = [&](int w, std::size_t i) { return pushed[std::size_t(w)].sub(order[i].at, order[i].piece.count); };
   std::vector<Request> rx(static_cast<std::size_t>(P)), replies;
   for (std::int64_t round = 0; round < ctx.steps; ++round) {
     std::vector<std::size_t> next(static_cast<std::size_t>(P), 0), arrived(order.size(), 0);
-    for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(w, tags::kPsPush, slot(w, 0));
+    for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(first + w, tags::kPsPush, slot(w, 0));
     for (std::size_t done = 0; done < order.size();) {
       const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. a worker's push of its next piece
       require_ok(got.status, got.source, "ps_sync server");
       const auto w = static_cast<int>(got.index);
       const std::size_t i = next[got.index]++;
-      if (next[got.index] < order.size()) rx[got.index] = ctx.comm.irecv(w, tags::kPsPush, slot(w, next[got.index]));
+      if (next[got.index] < order.size()) {
+        rx[got.index] = ctx.comm.irecv(first + w, tags::kPsPush, slot(w, next[got.index]));
+      }
       if (++arrived[i] < static_cast<std::size_t>(P)) continue;
       const ServerPiece& sp = order[i];  // every worker's push of piece i is in
       Slice sum = slot(0, i);
@@ -108,16 +115,17 @@ void sync_server(Context& ctx, const PsSharding& shards, const PsConfig& cfg, Sl
       Slice value = model.sub(sp.at, sp.piece.count);
       compute.optimizer_step_range(value, sum, sp.piece.offset, round);  // 3. the optimizer on the piece
       reap(replies, "ps_sync server");
-      for (Rank v = 0; v < P; ++v) replies.push_back(ctx.comm.isend(v, tags::kPsPull, value));  // 4. its pulls
+      for (Rank v = 0; v < P; ++v) replies.push_back(ctx.comm.isend(first + v, tags::kPsPull, value));  // 4. its pulls
       ++done;
     }
   }
   wait_all(replies, "ps_sync server");
 }
 
-void async_server(Context& ctx, const PsSharding& shards, Slice model) {
+void async_server(Context& ctx, const PsSharding& shards, const PsConfig& cfg, Slice model) {
   Compute& compute = ctx.compute;
   const int P = ctx.workers;
+  const Rank first = cfg.first_worker(P);
   const std::vector<ServerPiece> order = server_pieces(shards, ctx.comm.rank());
   std::vector<Vec> incoming;
   for (int w = 0; w < P; ++w) incoming.emplace_back(model.count, compute.real());
@@ -129,7 +137,7 @@ void async_server(Context& ctx, const PsSharding& shards, Slice model) {
   std::vector<std::int64_t> updates(order.size(), 0);                      // by piece: the updates it has had
   std::int64_t remaining = P * ctx.steps * static_cast<std::int64_t>(order.size());
   std::vector<Request> rx(static_cast<std::size_t>(P)), replies;
-  for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(w, tags::kPsPush, slot(w, 0));
+  for (int w = 0; w < P; ++w) rx[std::size_t(w)] = ctx.comm.irecv(first + w, tags::kPsPush, slot(w, 0));
   while (remaining > 0) {
     const Comm::Completion got = ctx.comm.wait_any(rx);  // 1. the first push to arrive
     const auto w = static_cast<int>(got.index);
@@ -146,15 +154,15 @@ void async_server(Context& ctx, const PsSharding& shards, Slice model) {
     compute.optimizer_step_range(value, slot(w, i), sp.piece.offset, updates[i]++);  // 2. applied alone
     --remaining;
     reap(replies, "ps_async server", true);
-    replies.push_back(ctx.comm.isend(w, tags::kPsPull, value));  // 3. its pull: the piece as it is now
+    replies.push_back(ctx.comm.isend(first + w, tags::kPsPull, value));  // 3. its pull: the piece as it is now
     if (step_pieces == order.size()) {
       step_pieces = 0;
       --left[got.index];
     }
-    if (left[got.index] > 0) rx[got.index] = ctx.comm.irecv(w, tags::kPsPush, slot(w, step_pieces));
+    if (left[got.index] > 0) rx[got.index] = ctx.comm.irecv(first + w, tags::kPsPush, slot(w, step_pieces));
   }
   wait_all(replies, "ps_async server", true);
-  ctx.comm.send(0, tags::kPsFinal, model);  // the result, to rank 0
+  ctx.comm.send(first, tags::kPsFinal, model);  // the result, to the first worker
 }
 
 void server(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
@@ -169,14 +177,14 @@ void server(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
   if (cfg.sync) {
     sync_server(ctx, shards, cfg, model);
   } else {
-    async_server(ctx, shards, model);
+    async_server(ctx, shards, cfg, model);
   }
 }
 
 void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
   Compute& compute = ctx.compute;
   const std::string who = cfg.sync ? "ps_sync worker" : "ps_async worker";
-  const bool reports = ctx.comm.rank() == 0;
+  const bool reports = ctx.comm.rank() == cfg.first_worker(ctx.workers);
   Vec params = compute.make_vec(), grads = compute.make_vec();
   compute.init_params(params);
   if (reports && ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, params);
@@ -218,17 +226,31 @@ void worker(Context& ctx, const PsSharding& shards, const PsConfig& cfg) {
   }
 }
 
+// servers: "colocated" (MXNet's launcher on n hosts: a server beside each worker) or "dedicated" (n more machines,
+// one server each: a worker's NIC carries its pushes and pulls only).
+bool dedicated(ConfigReader& r) {
+  const std::string servers = r.string("servers", "colocated");
+  if (servers != "colocated" && servers != "dedicated") r.fail("servers", "expected \"colocated\" or \"dedicated\"");
+  return servers == "dedicated";
+}
+
 RankMain configure(ConfigReader& r, bool sync) {
   PsConfig cfg;
   cfg.sync = sync;
+  cfg.dedicated = dedicated(r);
   cfg.bigarray_bound = static_cast<std::size_t>(r.integer("bigarray_bound", 1'000'000, 1, 1'000'000'000'000));
   if (sync) cfg.average = r.boolean("average_gradients", true);
   return [cfg](Context& ctx) {
     const PsSharding shards(ctx.compute.param_blocks(), ctx.compute.num_params(), ctx.workers, cfg.bigarray_bound);
+    const Rank me = ctx.comm.rank();
+    if (cfg.dedicated) {  // a machine of one role
+      me < cfg.first_worker(ctx.workers) ? server(ctx, shards, cfg) : worker(ctx, shards, cfg);
+      return;
+    }
     // Both halves are activities that the rank joins, so that what they share (this frame, the rank's Comm and
     // Compute) outlives them both: on the simulator a failed rank's worker ends at its next message while its
     // server may still be waiting for one.
-    const std::string rank = std::to_string(ctx.comm.rank());
+    const std::string rank = std::to_string(me);
     const std::unique_ptr<Activity> srv = ctx.node.spawn("ps-server-" + rank, [&] { server(ctx, shards, cfg); });
     const std::unique_ptr<Activity> wrk = ctx.node.spawn("ps-worker-" + rank, [&] { worker(ctx, shards, cfg); });
     wrk->join();
@@ -236,16 +258,18 @@ RankMain configure(ConfigReader& r, bool sync) {
   };
 }
 
+int ranks(ConfigReader& r, int workers) { return dedicated(r) ? 2 * workers : workers; }
+
 }  // namespace
 
 AlgorithmSpec ps_sync_spec() {
   return {"ps_sync", "MXNet-style synchronous parameter server: a server per worker, keys sharded as MXNet's kvstore",
-          [](int workers) { return workers; }, [](ConfigReader& r, int) { return configure(r, true); }};
+          ranks, [](ConfigReader& r, int) { return configure(r, true); }};
 }
 
 AlgorithmSpec ps_async_spec() {
-  return {"ps_async", "MXNet-style asynchronous parameter server: each push applied on arrival, then pulled",
-          [](int workers) { return workers; }, [](ConfigReader& r, int) { return configure(r, false); }};
+  return {"ps_async", "MXNet-style asynchronous parameter server: each push applied on arrival, then pulled", ranks,
+          [](ConfigReader& r, int) { return configure(r, false); }};
 }
 
 }  // namespace dts

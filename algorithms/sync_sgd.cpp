@@ -59,7 +59,7 @@ void sync_sgd_rank(Context& ctx, const SyncSgdConfig& cfg) {
 
 AlgorithmSpec sync_sgd_spec() {
   return {"sync_sgd", "synchronous SGD with a master: tree reduce of the gradient sum, update, tree broadcast",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int /*workers*/) -> RankMain {
             SyncSgdConfig cfg;
             cfg.master_on_host = r.choice("master", "host", {"host", "worker"}) == "host";

@@ -48,9 +48,12 @@ def throughput(d):
     return sum(x for x in rank_rates(d).values() if x)
 
 
-def scaling_rows(root, prefix):
+def scaling_rows(root, prefix, base_prefix=None):
+    """(n, samples/s, speedup, speedup / n, per node) of the variants PREFIXn<n>; the speedup over BASE_PREFIXn1
+    (default: PREFIXn1)."""
     v = variants(root)
-    base = throughput(v[f"{prefix}n1"]) if f"{prefix}n1" in v else None
+    one = f"{base_prefix if base_prefix is not None else prefix}n1"
+    base = throughput(v[one]) if one in v else None
     body = []
     for n in NS:
         if f"{prefix}n{n}" in v:
@@ -92,12 +95,25 @@ def b2(root, out):
     series = {}
     for mode in ("ps_sync", "ps_async"):
         series[mode] = scaling_rows(root, mode + "_")
-        print(f"{mode}:\n\n" + table(HEAD, pct(series[mode])) + "\n")
+        print(f"{mode} (servers co-located):\n\n" + table(HEAD, pct(series[mode])) + "\n")
+    for mode in ("ps_sync", "ps_async"):
+        rows = scaling_rows(root, "dedicated_" + mode + "_", mode + "_")
+        if rows:
+            series[mode + ", dedicated servers"] = rows
+            print(f"{mode} (servers: dedicated, n more machines; speedup over the co-located n = 1):\n\n"
+                  + table(HEAD, pct(rows)) + "\n")
+    # papers/bidmach.md §11: the targets released with the calibration inputs (4 nodes), beside the predictions.
+    at4 = {label: {r[0]: r[1] for r in rows}.get(4) for label, rows in series.items()}
+    released = {"ps_sync": 246.44, "ps_async": 259.69}
+    body = [[label, at4[label], released[label.split(",")[0]]] for label in at4 if label.split(",")[0] in released]
+    print("At 4 nodes, against the released calibration targets (samples/s):\n")
+    print(table(["MXNet", "predicted", "released target"], body) + "\n")
     b1_root = os.path.join(os.path.dirname(os.path.abspath(root)), "b1_weak_scaling")
     if os.path.isdir(b1_root):
         grid = {r[0]: r[1] for r in scaling_rows(b1_root, "")}
-        body = [[n, grid.get(n), *(grid[n] / t if n in grid else None
-                                   for t in ({r[0]: r[1] for r in series[m]}.get(n) for m in series))]
+        modes = ("ps_sync", "ps_async")
+        body = [[n, grid.get(n), *(grid[n] / t if n in grid and t else None
+                                   for t in ({r[0]: r[1] for r in series[m]}.get(n) for m in modes))]
                 for n in NS]
         print("BIDMach / MXNet throughput (B1's runs beside these):\n")
         print(table(["n", "BIDMach samples/s", "BIDMach / ps_sync", "BIDMach / ps_async"], body))

@@ -39,6 +39,7 @@ void report(Context& ctx, const char* dim, const bidmach::DimStats& s) {
   ctx.recorder.count("chunks_short_reduced_" + d, s.short_reduced);
   ctx.recorder.count("chunks_missing_" + d, s.missing);
   ctx.recorder.count("allreduce_us_" + d, micros(s.allreduce_s));
+  if (s.host_copy_s > 0) ctx.recorder.count("host_copy_us_" + d, micros(s.host_copy_s));
   ctx.recorder.count("rounds_forced_relayout_" + d, s.relayout_forced);
 }
 
@@ -144,7 +145,7 @@ void grid_rank(Context& ctx, const GridConfig& cfg, int dims, StartGrid& start) 
 AlgorithmSpec bidmach_grid_spec() {
   return {
       "bidmach_grid", "BIDMach: elastic averaging (beta = 0) over quorum allreduces of a 2-D grid's rows and columns",
-      [](int workers) { return workers; },
+      [](ConfigReader&, int workers) { return workers; },
       [](ConfigReader& r, int) -> RankMain {
         GridConfig cfg;
         cfg.alpha = static_cast<float>(r.number("elastic_alpha", 0.3, 0.0, 1.0));
@@ -156,6 +157,7 @@ AlgorithmSpec bidmach_grid_spec() {
         cfg.startup_poll_s = r.number("startup_poll_s", 2.0, 0.0, 3600.0);
         cfg.max_rounds = static_cast<std::uint32_t>(r.integer("max_rounds", 0, 0, 1'000'000));
         cfg.train = r.boolean("train", true);
+        cfg.host_copy_Bps = r.number("host_copy_Bps", 0.0, 0.0, 1e12);
         const int dims = static_cast<int>(r.integer("dims", 2, 1, bidmach::kMaxDims));
         return [cfg, dims, start = std::make_shared<StartGrid>()](Context& ctx) { grid_rank(ctx, cfg, dims, *start); };
       },

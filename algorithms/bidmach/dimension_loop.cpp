@@ -128,6 +128,7 @@ void DimensionLoop::begin_round(std::uint32_t r) {
     const std::lock_guard<Mutex> hold(*model_.lock);
     rules::copy(fetched, model_.params);
     compute.charge_elementwise(fetched.count(), 2);
+    host_copies(1);  // the model, GPU to host
   }
   if (dynamic_ && (r >> round_bits_) != 0) {
     throw CommError("bidmach: more than " + std::to_string((1u << round_bits_) - 1) +
@@ -145,6 +146,15 @@ void DimensionLoop::begin_round(std::uint32_t r) {
   raw->round->start(reactor_);
 }
 
+// Under the model lock, which the learner takes for each step: while a copy runs the learner's GPU does nothing
+// else (a synchronous copy on CUDA's default stream), so the learner waits for it.
+void DimensionLoop::host_copies(int models) {
+  if (cfg_.host_copy_Bps <= 0) return;
+  const double bytes = 4.0 * static_cast<double>(ctx_.compute.num_params()) * models;
+  stats_.host_copy_s += bytes / cfg_.host_copy_Bps;
+  ctx_.node.sleep_for(bytes / cfg_.host_copy_Bps);
+}
+
 void DimensionLoop::finish_round(Slot& slot, ConstSlice mean) {
   stats_.allreduce_s += ctx_.comm.now_s() - slot.fetched_s;
   {
@@ -152,6 +162,7 @@ void DimensionLoop::finish_round(Slot& slot, ConstSlice mean) {
     rules::scale(model_.params, 1.0f - cfg_.alpha);
     rules::axpy(model_.params, cfg_.alpha, mean);
     ctx_.compute.charge_elementwise(mean.count, 3);
+    host_copies(2);  // the model read back to the host, mixed there, written back
   }
   ++stats_.rounds;
   if (!model_.learner_done.load()) ++stats_.rounds_in_training;

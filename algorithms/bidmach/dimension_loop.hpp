@@ -41,6 +41,11 @@ struct GridConfig {
   double startup_poll_s = 2;         // the communicator polls for the learner's first step
   std::uint32_t max_rounds = 0;      // rounds per line (maxRound); 0: until the line's learners are done
   bool train = true;                 // false: no learner, the rounds alone (the raw allreduce, B4)
+  // The communicator's copies of the model between the GPU and the host at each round (the report's BIDMach:
+  // its fetch copies the matrices to the host, its elastic step reads them back and writes them back, each a
+  // synchronous cudaMemcpy of pageable memory that occupies the learner's GPU), at this rate in bytes/s; 0: the
+  // model stays on the device and the fetch and the step are device passes.
+  double host_copy_Bps = 0;
 };
 
 // What the learner and the two dimension loops of a node share.
@@ -58,6 +63,7 @@ struct DimStats {
   std::int64_t forced = 0, short_reduced = 0, missing = 0;
   std::int64_t relayout_forced = 0;  // of the forced, by a new version of the line
   double allreduce_s = 0;            // summed over rounds, from the fetch to just before the elastic step
+  double host_copy_s = 0;            // the model's copies between the GPU and the host (GridConfig::host_copy_Bps)
 };
 
 struct DimTags {
@@ -90,6 +96,7 @@ class DimensionLoop {
   bool active() const { return line_.size() >= 2; }
   void begin_round(std::uint32_t r);
   void finish_round(Slot& slot, ConstSlice mean);
+  void host_copies(int models);  // `models` copies of the model between the GPU and the host
   void tidy();
   // LineMaster
   void master_begin();

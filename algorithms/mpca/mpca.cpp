@@ -12,7 +12,7 @@ ShardLayout shard_layout(const Compute& compute, const Config& cfg) {
 AlgorithmSpec mpca_spec() {
   AlgorithmSpec spec{
       "mpca", "MPCA SGD: a driver on rank 0 reduces, prepares and broadcasts model shards in a pipeline",
-      [](int workers) { return workers + 1; },
+      [](ConfigReader&, int workers) { return workers + 1; },
       [](ConfigReader& r, int) -> RankMain {
         mpca::Config cfg;
         cfg.shards = static_cast<int>(r.integer("shards", 3, 1, 64));

@@ -78,7 +78,7 @@ void sparknet_worker(Context& ctx, const SparknetConfig& cfg) {
 
 AlgorithmSpec sparknet_avg_spec() {
   return {"sparknet_avg", "SparkNet-style averaging: the driver on rank 0 broadcasts, workers run tau steps, tree mean",
-          [](int workers) { return workers + 1; },
+          [](ConfigReader&, int workers) { return workers + 1; },
           [](ConfigReader& r, int) -> RankMain {
             SparknetConfig cfg;
             cfg.tau = r.integer("comm_period_steps", 58, 1, 1'000'000);

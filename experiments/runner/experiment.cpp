@@ -113,7 +113,7 @@ Plan read_plan(const nlohmann::json& j, const std::string& file, const std::stri
   p.algorithm = a.require_string("name");
   const AlgorithmSpec& spec = find_algorithm(p.algorithm, a.where("name"));
   p.workers = static_cast<int>(a.integer("workers", 1, 1, 1 << 20));
-  p.ranks = spec.ranks(p.workers);
+  p.ranks = spec.ranks(a, p.workers);
   p.batch = static_cast<int>(a.integer("batch_size", 32, 1, 1 << 20));
   p.optimizer = read_optimizer(a.child("optimizer"));
   p.main = spec.configure(a, p.workers);

@@ -62,7 +62,7 @@ nlohmann::json run_quadratic(const AlgoRun& run) {
     sim::SimJob job;
     job.platform = run.platform;
     job.workers = run.problem.workers;
-    job.ranks = spec.ranks(job.workers);
+    job.ranks = spec.ranks(reader, job.workers);
     job.steps = run.steps;
     job.fidelity = run.fidelity;
     job.scenario.failures = run.failures;

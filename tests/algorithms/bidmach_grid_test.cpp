@@ -202,3 +202,36 @@ TEST_CASE("bidmach: the d-dimensional grid's lines", "[algorithms][bidmach]") {
   CHECK(lines(10, 3, 9, 0).members.empty());  // alone in its row: no line
   CHECK(lines(16, 4, 5, 3).members == std::vector<dts::Rank>{5, 13});
 }
+
+TEST_CASE("bidmach: the communicator's copies of the model between GPU and host hold up the learner",
+          "[algorithms][bidmach]") {
+  /* In details:
+   *   o a 2 x 2 grid, 1e6 floats (4 MB), 10 ms steps, 60 steps; host_copy_Bps 4e9: a round's fetch copies the
+   *     model to the host (1 ms), its elastic step reads it back and writes it back (2 ms), under the model
+   *     lock that the learner takes for each step
+   * Expectations
+   *   o host_copy_us = 3 ms per round (both counted per node and summed), none without the key
+   *   o the learners finish later than without the copies, by no more than the copies' sum per node
+   */
+  auto plain = grid_run(4, 60, json::object());
+  plain.problem.dim = 1'000'000;
+  plain.problem.step_time_s = 10e-3;
+  auto copying = plain;
+  copying.config["host_copy_Bps"] = 4e9;
+  const auto a = dts::test::run_quadratic_ok(plain);
+  const auto b = dts::test::run_quadratic_ok(copying);
+  const auto& c = b["counters"];
+  CHECK_FALSE(a["counters"].contains("host_copy_us_row"));
+  for (const char* d : {"row", "column"}) {
+    INFO(d);
+    CHECK(c[std::string("host_copy_us_") + d].get<double>() ==
+          Approx(3000.0 * c[std::string("rounds_") + d].get<double>()).epsilon(1e-6));
+  }
+  double slowest_a = 0, slowest_b = 0;
+  for (const auto& t : a["last_step_s"]) slowest_a = std::max(slowest_a, t.get<double>());
+  for (const auto& t : b["last_step_s"]) slowest_b = std::max(slowest_b, t.get<double>());
+  CHECK(slowest_b > slowest_a);
+  const double copies_per_node =
+      (c["host_copy_us_row"].get<double>() + c["host_copy_us_column"].get<double>()) / 4 / 1e6;
+  CHECK(slowest_b <= slowest_a + copies_per_node + 1e-9);
+}

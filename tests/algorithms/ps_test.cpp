@@ -104,6 +104,31 @@ TEST_CASE("ps: a worker pushes each layer as back-propagation produces it", "[al
   CHECK(end_s < 3 * (10e-3 + 4 * mb));
 }
 
+TEST_CASE("ps: servers on machines of their own train the same model", "[algorithms][ps]") {
+  /* In details:
+   *   o servers: dedicated, 3 workers, 12 parameters sliced over the 3 servers: ranks 0-2 serve, 3-5 train,
+   *     on 6 hosts; 20 steps
+   * Expectations
+   *   o ps_sync: the same model as synchronous SGD by hand, reported by the first worker (rank 3)
+   *   o a worker sends its gradient only (12 floats a step), a server its pieces' new values to every worker
+   *     (3, 6 and 3 floats x 3 workers a step): a worker's NIC carries no server's traffic
+   */
+  const std::string alg = GENERATE("ps_sync", "ps_async");
+  AlgoRun run = ps_run(alg, 3, 20, true);
+  run.config["servers"] = "dedicated";
+  run.platform = dts::test::pinned_star(6, 10e9, 5e-6);
+  const auto out = dts::test::run_quadratic_ok(run);
+  INFO(out.dump());
+  REQUIRE(out["final_rank"] == 3);
+  if (alg == "ps_sync") REQUIRE(out["final"].get<std::vector<float>>() == by_hand(run.problem, run.steps));
+  for (int r = 3; r < 6; ++r) CHECK(out["bytes_sent"][r] == 20 * 12 * 4);
+  const int floats[] = {3, 6, 3};  // each block sliced 1 + 2 + 1
+  for (int r = 0; r < 3; ++r) {
+    const int final_floats = alg == "ps_async" ? floats[r] : 0;  // its pieces to the first worker, at the end
+    CHECK(out["bytes_sent"][r] == 4 * (20 * floats[r] * 3 + final_floats));
+  }
+}
+
 TEST_CASE("ps: with one worker both are local SGD", "[algorithms][ps]") {
   const std::string alg = GENERATE("ps_sync", "ps_async");
   AlgoRun run = ps_run(alg, 1, 40, GENERATE(true, false));

@@ -64,7 +64,7 @@ json run_algorithm(const std::string& algorithm, json config, std::int64_t steps
     dts::sim::SimJob job;
     job.platform = node_platform();
     job.workers = setup.trainer.workers = 4;
-    job.ranks = spec.ranks(job.workers);
+    job.ranks = spec.ranks(reader, job.workers);
     setup.trainer.first_worker_rank = job.ranks - job.workers;
     job.steps = steps;
     job.fidelity = fidelity;
