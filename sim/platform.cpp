@@ -234,6 +234,14 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   if (p.placement.master == "cpu" && p.placement.ranks == "workers_on_devices" && !(p.node && p.node->cpu)) {
     pl.fail("master", "the platform's nodes have no CPU host; use \"device0\"");
   }
+  if (r.has("master_device")) {
+    if (p.topology == "xml" || multi || p.machine_cores > 0 || p.placement.ranks != "one_per_host") {
+      r.fail("master_device",
+             "a master's own host: for nodes of one device with placement ranks \"one_per_host\" (no node, "
+             "chip_partition, machine_cores or xml topology)");
+    }
+    p.master_device = read_device_key(r, "master_device", catalog);
+  }
 
   p.message_overhead = read_message_overhead(r);
   p.network_stack = read_network_stack(r);
@@ -260,6 +268,7 @@ PlatformSpec read_platform(const nlohmann::json& j, const std::string& file, con
   r.finish();
   p.resolved = r.resolved();
   p.resolved["device_resolved"] = device_json(p.device);
+  if (p.master_device) p.resolved["master_device_resolved"] = device_json(*p.master_device);
   if (p.partition.groups > 0) p.resolved["chip_resolved"] = device_json(p.partition.chip);
   return p;
 }

@@ -68,6 +68,9 @@ struct PlatformSpec {
   FatTreeSpec fat_tree;
   DragonflySpec dragonfly;
   PlacementSpec placement;
+  // The device of the hosts of the ranks before the workers (a driver, a parameter server) where every rank has
+  // its own single-device node: such a host is a CPU host (dts_role "cpu") of this model; none: `device`.
+  std::optional<Device> master_device;
   double link_bandwidth_bps = 10e9;  // each NIC (cluster) link
   double link_latency_s = 50e-6;
   std::string sharing = "split_duplex";               // split_duplex | shared | fatpipe | per_connection (star only)
@@ -104,7 +107,8 @@ std::vector<simgrid::s4u::Host*> build_platform(const PlatformSpec& spec, int ra
 // The shared machine whose cores run `host`'s executions (machine_cores), or null: the host computes itself.
 simgrid::s4u::Host* machine_of(const simgrid::s4u::Host* host);
 
-// The device model of a host built by build_platform: the CPU's on a node's CPU host, `spec.device` otherwise.
+// The device model of a host built by build_platform: the CPU's on a node's CPU host, `master_device` on a master's
+// host, `spec.device` otherwise.
 const Device& device_of_host(const PlatformSpec& spec, const simgrid::s4u::Host* host);
 
 // KNL partitioning capacity (§5.8): groups x (weights + data) must fit the chip's memory. Throws a ConfigError

@@ -20,6 +20,7 @@ constexpr const char* kRole = "dts_role";           // host property: "cpu", "de
 constexpr const char* kNode = "dts_node";           // host property: the node's index
 constexpr const char* kDataHost = "dts_data_host";  // device property: the host whose memory holds its data
 constexpr const char* kMachine = "dts_machine";     // host property: the shared machine that runs its executions
+constexpr const char* kMaster = "dts_master";       // host property of a master's host: its model is master_device
 using Dir = sg4::LinkInRoute::Direction;
 
 // Host names sorted with numbers compared as numbers ("node-2" before "node-10").
@@ -54,7 +55,8 @@ struct NodeHosts {
 
 class Builder {
  public:
-  explicit Builder(const PlatformSpec& spec) : spec_(spec) {}
+  // `masters`: the ranks before the workers, each on its own node, whose hosts get the master_device if any.
+  Builder(const PlatformSpec& spec, int masters) : spec_(spec), masters_(spec.master_device ? masters : 0) {}
 
   int hosts_per_node() const { return (spec_.node && spec_.node->cpu ? 1 : 0) + devices_per_node(); }
   int devices_per_node() const {
@@ -67,6 +69,10 @@ class Builder {
     if (nodes_.size() <= id) nodes_.resize(id + 1);
     NodeHosts& n = nodes_[id];
     if (!spec_.node && spec_.partition.groups == 0) {
+      if (id < static_cast<unsigned long>(masters_)) {  // a driver's or a server's own CPU host
+        n.cpu = host(parent, name, *spec_.master_device, "cpu", id, /*master=*/true);
+        return {n.cpu->get_netpoint(), nullptr};
+      }
       n.devices.push_back(host(parent, name, spec_.device, "device", id));
       return {n.devices.back()->get_netpoint(), nullptr};
     }
@@ -94,10 +100,12 @@ class Builder {
   const std::vector<NodeHosts>& nodes() const { return nodes_; }
 
  private:
-  sg4::Host* host(sg4::NetZone* zone, const std::string& name, const Device& d, const char* role, unsigned long node) {
+  sg4::Host* host(sg4::NetZone* zone, const std::string& name, const Device& d, const char* role, unsigned long node,
+                  bool master = false) {
     sg4::Host* h = zone->create_host(name, d.peak_flops);
     h->set_property(kRole, role);
     h->set_property(kNode, std::to_string(node));
+    if (master) h->set_property(kMaster, "1");
     return h->seal();
   }
 
@@ -166,6 +174,7 @@ class Builder {
   }
 
   const PlatformSpec& spec_;
+  int masters_ = 0;
   std::vector<NodeHosts> nodes_;
 };
 
@@ -317,7 +326,7 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks, int 
     return hosts;
   }
   step("build");
-  Builder b(spec);
+  Builder b(spec, ranks - workers);
   const double bw_Bps = spec.link_bandwidth_bps / 8;
   if (spec.topology == "fat_tree") {
     const FatTreeSpec& f = spec.fat_tree;
@@ -351,7 +360,9 @@ sg4::Host* machine_of(const sg4::Host* host) {
 
 const Device& device_of_host(const PlatformSpec& spec, const sg4::Host* host) {
   const char* role = host->get_property(kRole);
-  if (role != nullptr && std::strcmp(role, "cpu") == 0 && spec.node && spec.node->cpu) return *spec.node->cpu;
+  if (role == nullptr || std::strcmp(role, "cpu") != 0) return spec.device;
+  if (host->get_property(kMaster) != nullptr && spec.master_device) return *spec.master_device;
+  if (spec.node && spec.node->cpu) return *spec.node->cpu;
   return spec.device;
 }
 
