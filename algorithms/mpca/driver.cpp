@@ -5,9 +5,12 @@
 // when the reduce and the preparation have (§13: the download goes on in the background). Once every worker has
 // said it is done, S more cycles reduce every shard with the workers' final states, the last reduced shard is
 // prepared, and x~ is the run's model. The driver's own model estimate for evaluations along the way: the sum of
-// the reductions' tau over S K steps of one worker (real numerics only).
+// the reductions' tau over S K steps of one worker (real numerics only). A preparation costs what its passes
+// over the shard cost on the driver's device, plus Spark's compression of the broadcast variable (§4.2: "several
+// worker back-propagations" together), so the 2-phase pattern's cycle is longer than the 3-phase one's.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -55,9 +58,15 @@ class Driver {
       if (survivors_.finished() == ctx_.workers && final_left < 0) final_left = cfg_.shards;  // every shard once more
       if (final_left == 0 || survivors_.live() == 0) break;
       if (final_left > 0) --final_left;
-      if (!restarted_ && ctx_.comm.now_s() >= ctx_.crash_at_s) c = restart(c);
+      const bool restarting = !restarted_ && ctx_.comm.now_s() >= ctx_.crash_at_s;
+      if (restarting) c = restart(c);
+      const double began_s = ctx_.comm.now_s();
       cycle(c);
       checkpoints_.after_cycle(c, joint_);
+      if (final_left < 0 && !restarting && c >= cfg_.phases - 1) {  // past the pipeline's fill, all training
+        training_cycle_s_ += ctx_.comm.now_s() - began_s;
+        ++training_cycles_;
+      }
     }
     send_jobs(Job{.stop = true});
     join_broadcast();
@@ -70,6 +79,10 @@ class Driver {
     ctx_.recorder.count("mpca_cycles", c + cycles_lost_);
     ctx_.recorder.count("mpca_phase_overlaps", book_.overlaps());
     ctx_.recorder.count("mpca_empty_reductions", empty_);
+    ctx_.recorder.count("mpca_preparations", preparations_);
+    ctx_.recorder.count("mpca_prepare_us", std::llround(prepare_s_ * 1e6));
+    ctx_.recorder.count("mpca_training_cycles", training_cycles_);
+    ctx_.recorder.count("mpca_training_cycle_us", std::llround(training_cycle_s_ * 1e6));
     rec.evaluate(ctx_.steps, joint_, /*final=*/true);
   }
 
@@ -138,6 +151,8 @@ class Driver {
     rules::copy(xstar_, joint_);
     const std::int64_t resume = backup.valid ? backup.cycle : 0;
     send_jobs(Job{.restore = true, .alpha = static_cast<float>(cfg_.schedules.alpha_at(resume))});
+    ctx_.compute.charge_elementwise(n_, 2);  // the whole model's broadcast variable, as prepare() builds one
+    if (const double zip_s = cfg_.spark.compress_s(n_); zip_s > 0) ctx_.node.sleep_for(zip_s);
     collectives::swarm_broadcast(ctx_.comm, survivors_.group(), xstar_, kDriver, tags::kMpcaBroadcast,
                                  cfg_.chunk_floats, cfg_.reserve, /*survive=*/true);
     cycles_lost_ += c - resume;
@@ -197,8 +212,12 @@ class Driver {
                                       kDriver, tags::kMpcaReduce, cfg_.weighted, /*survive=*/true);
   }
 
-  // Eq. 9, 8, 4 and 5 on one shard: serialising and chunking are the overheads' business, not the floats'.
+  // Eq. 9, 8, 4 and 5 on one shard, then the broadcast variable: x* serialised (one copy into its buffer; a shard
+  // of several ranges is gathered by that copy) and compressed; chunking and registering it are prepare_s. The
+  // passes are the fewest that the equations need: Eq. 9 divides in place (2 streams), Eq. 8 keeps the old x~
+  // and blends (2 + 3), Eq. 4 (4) and Eq. 5 (3).
   void prepare(const Reduced& r, std::int64_t c) {
+    const double began_s = ctx_.comm.now_s();
     book_.begin(r.shard);
     if (cfg_.spark.prepare_s > 0) ctx_.node.sleep_for(cfg_.spark.prepare_s);
     const std::size_t cnt = layout_.size(r.shard);
@@ -221,11 +240,15 @@ class Driver {
                     gamma);
       });
       compute.charge_elementwise(cnt, 2);  // the division
-      compute.charge_elementwise(cnt, 4);  // Eq. 8
-      compute.charge_elementwise(cnt, 5);  // Eq. 4-5
+      compute.charge_elementwise(cnt, 5);  // Eq. 8
+      compute.charge_elementwise(cnt, 7);  // Eq. 4-5
     }
+    compute.charge_elementwise(cnt, 2);  // serialised
+    if (const double zip_s = cfg_.spark.compress_s(cnt); zip_s > 0) ctx_.node.sleep_for(zip_s);
     book_.end(r.shard);
     if (real) steps_seen_ += static_cast<double>(total);
+    prepare_s_ += ctx_.comm.now_s() - began_s;
+    ++preparations_;
     evaluate_along();
   }
 
@@ -234,10 +257,9 @@ class Driver {
     broadcasting_ = shard;
     const auto& ranges = layout_.ranges(shard);
     Slice from = xstar_.sub(ranges[0].first, ranges[0].second);
-    if (ranges.size() > 1) {  // packed into one message: a copy on the driver
+    if (ranges.size() > 1) {  // packed into one message: the serialising copy, charged by prepare()
       from = outgoing_.sub(0, layout_.size(shard));
       layout_.gather(xstar_, shard, from);
-      ctx_.compute.charge_elementwise(from.count, 2);
     }
     broadcast_ = ctx_.node.spawn("mpca-broadcast", [this, from, group = survivors_.group()] {
       collectives::swarm_broadcast(ctx_.comm, group, from, kDriver, tags::kMpcaBroadcast, cfg_.chunk_floats,
@@ -282,6 +304,9 @@ class Driver {
   std::int64_t empty_ = 0, evaluated_ = 0, reductions_lost_ = 0, cycles_lost_ = 0;
   bool restarted_ = false;
   double steps_seen_ = 0;
+  // Preparations and their time; the cycles past the pipeline's fill begun while every worker trained, and theirs.
+  std::int64_t preparations_ = 0, training_cycles_ = 0;
+  double prepare_s_ = 0, training_cycle_s_ = 0;
 };
 
 }  // namespace

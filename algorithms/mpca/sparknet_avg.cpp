@@ -4,7 +4,8 @@
 // §13), runs tau steps of the experiment's optimizer alone, and the workers' models come back up the binary tree
 // to the driver, which takes their mean (beta = 1: x~ is replaced). No overlap: the workers wait for the
 // broadcast and the reduce. Rounds: ceil(steps / tau), the last one shorter. The Spark overheads of
-// spark_overheads.hpp apply as in `mpca` (the round's job launch before its broadcast).
+// spark_overheads.hpp apply as in `mpca` (the round's job launch before its broadcast, which the driver builds as
+// mpca's driver builds its shards': one serialising copy, then the compression).
 #include <algorithm>
 #include <string>
 
@@ -31,6 +32,8 @@ void sparknet_driver(Context& ctx, const SparknetConfig& cfg) {
   if (ctx.recorder.eval_due(0)) ctx.recorder.evaluate(0, joint);
   for (std::int64_t done = 0; done < ctx.steps;) {
     if (cfg.spark.job_launch_s > 0) ctx.node.sleep_for(cfg.spark.job_launch_s);  // 1. the round's job
+    compute.charge_elementwise(n, 2);  // x~ as a broadcast variable: serialised, compressed
+    if (cfg.spark.compress_s(n) > 0) ctx.node.sleep_for(cfg.spark.compress_s(n));
     collectives::swarm_broadcast(ctx.comm, everyone, joint, mpca::kDriver, tags::kSparknetBroadcast, cfg.chunk_floats,
                                  cfg.reserve);
     const std::int64_t before = done;
