@@ -8,11 +8,20 @@ m9_weighting, m10_mxnet_load, m11_easgd_tau, m12_faults, m13_variation, or its M
 wrote (one subdirectory per variant; M13: one seedN directory per seed, each with one per variant). Prints the Markdown table(s) and writes a figure (default RESULT_DIR/NAME.png). Reads result files only; every number is a
 prediction of the simulator.
 
-Definitions. Workers: the ranks that computed (forward_backward > 0). GPU utilisation: a worker's forward_backward
-seconds / its elapsed seconds, averaged over the workers. NIC utilisation: a rank's bytes sent (out) or received
-(in) x 8 / (simulated time x LINK_BPS), the driver's (rank 0) where there is one, else the busiest worker's.
-MPCA: iterations per shard cycle = a worker's steps / (cycles / S), the steps between two reductions of a shard;
-shard period = S x cycle time.
+Definitions. Workers: the ranks that computed (forward_backward > 0). The steady state: summary.json's window
+(run.measure_from_step k: the last worker's clock over steps (k, N], each worker's bytes in it), or, for a run
+without one, the whole run. s / iteration: the window's s_per_step. GPU utilisation: a worker's forward_backward
+seconds per step (over its whole run) x the window's steps / the window's time, averaged over the workers (without a
+window: forward_backward / elapsed seconds). NIC utilisation: bytes sent (out) or received (in) x 8 / (time x
+LINK_BPS), of the busiest worker (MXNet; its bytes in the window) or of the driver (rank 0): EASGD's workers talk
+to the driver alone, so its bytes in the window are the workers' (what they sent, it received); Sync's and MPCA's
+workers also pass chunks and partial sums among themselves, so their driver's rate is its whole run's (bytes /
+simulated time: Sync's runs are whole rounds; MPCA's driver runs the same cycles before and after the workers end).
+MPCA: cycle = the driver's mean cycle past the pipeline's fill while the workers train (counters
+mpca_training_cycle_us / mpca_training_cycles; without them simulated time / cycles); shard period = S x cycle;
+iterations per shard cycle = shard period / s per iteration, the steps between two reductions of a shard;
+preparation = mpca_prepare_us / mpca_preparations. EASGD's wait per exchange: a worker's window time less its
+compute and updates in it (its whole run's per step), per exchange in the window (window steps / tau).
 """
 import argparse
 import os
@@ -36,18 +45,57 @@ def workers(s):
     return [r for r in s["time_breakdown"]["ranks"] if r["seconds"]["forward_backward"] > 0]
 
 
+def window(s):
+    """(time, steps) of the steady-state window, or None for a run without one."""
+    w = s.get("window")
+    if w and w.get("s_per_step"):
+        return w["time_s"], w["to_step"] - w["from_step"]
+    return None
+
+
+def per_step(s):
+    """Seconds per iteration in the steady state (the window's), else over the whole run."""
+    w = s.get("window")
+    return w["s_per_step"] if w and w.get("s_per_step") else s["simulated_time_s"] / s["steps_per_worker"]
+
+
 def gpu_util(s):
-    ws = workers(s)
-    return sum(r["seconds"]["forward_backward"] / r["elapsed_s"] for r in ws) / len(ws)
+    ws, win = workers(s), window(s)
+    if not win:
+        return sum(r["seconds"]["forward_backward"] / r["elapsed_s"] for r in ws) / len(ws)
+    t, steps = win
+    return sum(r["seconds"]["forward_backward"] / s["steps_per_worker"] * steps / t for r in ws) / len(ws)
 
 
-def nic(s, rank=None):
-    """(out, in) utilisation of `rank`, or of the busiest rank."""
+def nic(s, rank=None, alg=None):
+    """(out, in) utilisation of `rank` (the driver, 0), or of the busiest worker (module docstring)."""
+    win = window(s)
+    if win and (rank is None or alg == "easgd_driver"):
+        sent = {int(r): b for r, b in s["window"]["bytes_sent_by_rank"].items()}
+        recv = {int(r): b for r, b in s["window"]["bytes_received_by_rank"].items()}
+        t = win[0] * LINK_BPS / 8
+        if rank is None:
+            busiest = max(sent, key=lambda r: sent[r] + recv[r])
+            return sent[busiest] / t, recv[busiest] / t
+        return sum(recv.values()) / t, sum(sent.values()) / t  # the workers' partner is the driver alone
     t = s["simulated_time_s"] * LINK_BPS / 8
     out, inn = s["bytes_sent_per_rank"], s["bytes_received_per_rank"]
     if rank is None:
         rank = max(range(len(out)), key=lambda r: out[r] + inn[r])
     return out[rank] / t, inn[rank] / t
+
+
+def cycle(s):
+    """MPCA's driver cycle in the steady state (s), and the mean preparation (s), or None where not counted."""
+    c = s.get("counters", {})
+    if c.get("mpca_training_cycles"):
+        ct = c["mpca_training_cycle_us"] * 1e-6 / c["mpca_training_cycles"]
+    elif c.get("mpca_cycles"):
+        ct = s["simulated_time_s"] / c["mpca_cycles"]
+    else:
+        return None, None
+    prep = c["mpca_prepare_us"] * 1e-6 / c["mpca_preparations"] if c.get("mpca_preparations") else None
+    return ct, prep
 
 
 def has_driver(alg):
@@ -64,7 +112,8 @@ def m1(root, out):
         ys.append(sim)
     a = config(os.path.join(root, "mib7"))["algorithm"]
     print(f"M1: full broadcast + treeReduce, 8 executors, job_launch_s {a['job_launch_s']}, "
-          f"collective_s_per_mib {a['collective_s_per_mib']}\n")
+          f"collective_s_per_mib {a['collective_s_per_mib']}, broadcast_compress_Bps "
+          f"{a.get('broadcast_compress_Bps', 0):g}\n")
     print(table(["size (MiB)", "table (s)", "simulated (s)", "error"], body))
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.plot(xs, [TABLE1[m] for m in xs], "o", label="§8.1 table")
@@ -88,19 +137,20 @@ def m5(root, out):
                 continue
             c = config(os.path.join(root, f"{m}_{sy}"))["algorithm"]
             k, b = c["workers"], c["batch_size"]
-            thr = k * b * s["steps_per_worker"] / s["simulated_time_s"]
-            base = b * single["steps_per_worker"] / single["simulated_time_s"] if single else None
-            o, i = nic(s, 0 if has_driver(c["name"]) else None)
-            cyc = s.get("counters", {}).get("mpca_cycles")
-            ipc = s["steps_per_worker"] / (cyc / c["shards"]) if cyc else None
+            thr = k * b / per_step(s)
+            base = b / per_step(single) if single else None
+            o, i = nic(s, 0 if has_driver(c["name"]) else None, c["name"])
+            ct, _ = cycle(s)
+            ipc = c["shards"] * ct / per_step(s) if ct else None
             u = gpu_util(s)
-            body.append([LABEL[sy], k, round(s["simulated_time_s"] / s["steps_per_worker"], 4), round(thr, 1),
-                         round(thr / base, 2) if base else None, f"{100 * u:.0f} %", f"{100 * o:.0f} %",
-                         f"{100 * i:.0f} %" if k > 1 else "-", round(ipc, 1) if ipc else None])
+            body.append([LABEL[sy], k, s.get("window") and f"({s['window']['from_step']}, {s['window']['to_step']}]",
+                         round(per_step(s), 4), round(thr, 1), round(thr / base, 2) if base else None,
+                         f"{100 * u:.0f} %", f"{100 * o:.0f} %", f"{100 * i:.0f} %" if k > 1 else "-",
+                         round(ipc, 1) if ipc else None])
             ax.bar(mi * 6 + SYSTEMS.index(sy), u, color=f"C{SYSTEMS.index(sy)}", label=LABEL[sy] if mi == 0 else None)
         print(f"\n{MODEL[m]}\n")
-        print(table(["system", "K", "s / iteration", "images / s", "throughput vs 1 GPU", "GPU util.",
-                     "NIC out", "NIC in", "iterations / shard cycle"], body))
+        print(table(["system", "K", "steps measured", "s / iteration", "images / s", "throughput vs 1 GPU",
+                     "GPU util.", "NIC out", "NIC in", "iterations / shard cycle"], body))
     ax.set_xticks([2, 8, 14], list(MODEL.values()))
     ax.set_ylabel("worker GPU utilisation")
     ax.legend(fontsize=7, loc="lower left")
@@ -118,17 +168,17 @@ def m6(root, out):
                 continue
             c = config(os.path.join(root, name))["algorithm"]
             S, cyc = c["shards"], s["counters"]["mpca_cycles"]
-            ct = s["simulated_time_s"] / cyc
+            ct, prep = cycle(s)
             o, i = nic(s, 0)
-            body.append([c["phases"], S, cyc, round(ct, 3), round(S * ct, 3), round(s["steps_per_worker"] * S / cyc, 1),
-                         round(s["simulated_time_s"] / s["steps_per_worker"], 4), f"{100 * gpu_util(s):.0f} %",
-                         f"{100 * o:.0f} %", f"{100 * i:.0f} %"])
+            body.append([c["phases"], S, cyc, round(ct, 3), round(prep, 3) if prep is not None else None,
+                         round(S * ct, 3), round(S * ct / per_step(s), 1), round(per_step(s), 4),
+                         f"{100 * gpu_util(s):.0f} %", f"{100 * o:.0f} %", f"{100 * i:.0f} %"])
             xs.append(len(xs))
             ys.append(S * ct)
             labels.append(f"{c['phases']}-phase S={S}")
         print(f"\n{MODEL[m]}\n")
-        print(table(["phases", "S", "cycles", "cycle (s)", "shard period (s)", "iterations / shard cycle",
-                     "s / iteration", "GPU util.", "driver NIC out", "driver NIC in"], body))
+        print(table(["phases", "S", "cycles", "cycle (s)", "preparation (s)", "shard period (s)",
+                     "iterations / shard cycle", "s / iteration", "GPU util.", "driver NIC out", "driver NIC in"], body))
         ax.plot(xs, ys, "o-", label=MODEL[m])
         ax.set_xticks(xs, labels, fontsize=7)
     ax.set_ylabel("shard period (s)")
@@ -163,24 +213,35 @@ def m10(root, out):
     fig.savefig(out)
 
 
+def jitter_sigma(d):
+    """The lognormal jitter's sigma on the workers in a result directory's resolved config (0: none)."""
+    sc = config(d).get("scenario") or {}
+    return next((j.get("sigma", 0) for j in sc.get("jitter", []) if j.get("model") == "lognormal"), 0)
+
+
 def m11(root, out):
-    body, ts, us = [], [], []
-    for name, s in sorted(summaries(root).items(), key=lambda kv: int(kv[0][3:])):
-        c = config(os.path.join(root, name))["algorithm"]
-        tau = c["comm_period_steps"]
-        exchanges = -(-s["steps_per_worker"] // tau)
-        ws = workers(s)
-        wait = sum(r["elapsed_s"] - r["seconds"]["forward_backward"] - r["seconds"]["gpu_update"] for r in ws) / len(ws)
-        o, i = nic(s, 0)
+    body, curves = [], {}
+    runs = []
+    for name, d in variants(root).items():
+        c = config(d)["algorithm"]
+        runs.append((c["comm_period_steps"], jitter_sigma(d), name, load(os.path.join(d, "summary.json"))))
+    base = max((sg for _, sg, n, _ in runs if n.startswith("tau") and "_" not in n), default=0)
+    for tau, sigma, name, s in sorted(runs, key=lambda r: (r[1] != base, r[1], r[0])):
+        ws, (t, steps) = workers(s), window(s) or (s["simulated_time_s"], s["steps_per_worker"])
+        busy = sum((r["seconds"]["forward_backward"] + r["seconds"]["gpu_update"]) / s["steps_per_worker"] for r in ws)
+        wait = (t - busy / len(ws) * steps) / (steps / tau)
+        o, i = nic(s, 0, "easgd_driver")
         u = gpu_util(s)
-        body.append([tau, round(s["simulated_time_s"] / s["steps_per_worker"], 4), f"{100 * u:.0f} %",
-                     round(wait / exchanges, 3), f"{100 * o:.0f} %", f"{100 * i:.0f} %"])
-        ts.append(tau)
-        us.append(u)
-    print(table(["tau", "s / iteration", "GPU util.", "worker wait per exchange (s)", "server NIC out",
-                 "server NIC in"], body))
+        body.append([tau, sigma, round(per_step(s), 4), f"{100 * u:.0f} %", round(wait, 3), f"{100 * o:.0f} %",
+                     f"{100 * i:.0f} %"])
+        curves.setdefault(sigma, []).append((tau, u))
+    print(table(["tau", "jitter sigma", "s / iteration", "GPU util.", "worker wait per exchange (s)",
+                 "server NIC out", "server NIC in"], body))
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    ax.plot(ts, us, "o-")
+    for sigma, pts in sorted(curves.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"jitter sigma {sigma:g}")
+    ax.legend(fontsize=7)
     ax.set_xlabel("tau")
     ax.set_ylabel("worker GPU utilisation")
     fig.tight_layout()
